@@ -1,0 +1,363 @@
+#include "protocol/record_batch.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "protocol/crc32c.h"
+#include "protocol/serde.h"
+
+namespace exactly::protocol {
+
+namespace {
+
+template <class T>
+void PutBigEndian(char* out, T value) {
+  using U = std::make_unsigned_t<T>;
+  U u = static_cast<U>(value);
+  for (size_t i = 0; i < sizeof(T); ++i) {
+    out[i] = static_cast<char>(u >> (8 * (sizeof(T) - 1 - i)));
+  }
+}
+
+// Walks the records of a batch's (decompressed) records section. When `out` is
+// null the records are only checked, nothing is copied.
+absl::Status WalkRecords(const RecordBatchHeader& h, std::string_view section,
+                         std::vector<Record>* out) {
+  Decoder d(section, 0, false);
+  for (int32_t i = 0; i < h.record_count; ++i) {
+    int32_t length = 0;
+    d.Varint(length);
+    if (!d.ok()) return d.status();
+    if (length < 0 || static_cast<size_t>(length) > d.remaining()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("record ", i, " of ", h.record_count, " claims ", length,
+                       " bytes; ", d.remaining(), " remain"));
+    }
+    size_t end = d.position() + static_cast<size_t>(length);
+    int8_t attributes = 0;
+    int64_t timestamp_delta = 0;
+    int32_t offset_delta = 0;
+    d.Int8(attributes);
+    d.Varlong(timestamp_delta);
+    d.Varint(offset_delta);
+    auto read_blob = [&](std::optional<std::string>* blob) {
+      int32_t n = 0;
+      d.Varint(n);
+      if (!d.ok()) return;
+      if (n < -1 || (n >= 0 && static_cast<size_t>(n) > d.remaining())) {
+        d.Fail("record field length");
+        return;
+      }
+      if (n >= 0) {
+        std::string_view bytes = d.Raw(static_cast<size_t>(n));
+        if (blob != nullptr) blob->emplace(bytes);
+      } else if (blob != nullptr) {
+        blob->reset();
+      }
+    };
+    Record r;
+    read_blob(out ? &r.key : nullptr);
+    read_blob(out ? &r.value : nullptr);
+    int32_t header_count = 0;
+    d.Varint(header_count);
+    if (!d.ok()) return d.status();
+    if (header_count < 0 || static_cast<size_t>(header_count) > d.remaining()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("record ", i, ": bad header count"));
+    }
+    for (int32_t k = 0; k < header_count && d.ok(); ++k) {
+      std::optional<std::string> key;
+      RecordHeaderField field;
+      read_blob(out ? &key : nullptr);
+      if (d.ok() && out && !key)
+        return absl::InvalidArgumentError("null header key");
+      read_blob(out ? &field.value : nullptr);
+      if (out && key) {
+        field.key = std::move(*key);
+        r.headers.push_back(std::move(field));
+      }
+    }
+    if (!d.ok()) return d.status();
+    if (d.position() != end) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "record ", i, ": length ", length, " does not match its fields"));
+    }
+    if (out != nullptr) {
+      r.offset = h.base_offset + offset_delta;
+      r.timestamp = (h.attributes & kAttrLogAppendTime) != 0
+                        ? h.max_timestamp
+                        : h.base_timestamp + timestamp_delta;
+      out->push_back(std::move(r));
+    }
+  }
+  if (d.remaining() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(d.remaining(),
+                                                   " bytes after the batch's ",
+                                                   h.record_count, " records"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> RecordsSection(const RecordBatchView& batch,
+                                           size_t max_bytes) {
+  std::string_view section = batch.bytes.substr(kBatchHeaderSize);
+  if (batch.header.compression() == Compression::kNone)
+    return std::string(section);
+  return Decompress(batch.header.compression(), section, max_bytes);
+}
+
+void EncodeRecord(const RecordSpec& r, int32_t offset_delta, std::string* out) {
+  std::string body;
+  Encoder e(&body, 0, false);
+  e.Int8(0);
+  e.Varlong(r.timestamp_delta);
+  e.Varint(offset_delta);
+  auto blob = [&](const std::optional<std::string>& b) {
+    if (!b) {
+      e.Varint(-1);
+      return;
+    }
+    e.Varint(static_cast<int32_t>(b->size()));
+    body.append(*b);
+  };
+  blob(r.key);
+  blob(r.value);
+  e.Varint(static_cast<int32_t>(r.headers.size()));
+  for (const RecordHeaderField& h : r.headers) {
+    blob(h.key);
+    blob(h.value);
+  }
+  Encoder length(out, 0, false);
+  length.Varint(static_cast<int32_t>(body.size()));
+  out->append(body);
+}
+
+}  // namespace
+
+int32_t RecordBatchHeader::IncrementSequence(int32_t sequence,
+                                             int32_t increment) {
+  if (sequence > std::numeric_limits<int32_t>::max() - increment) {
+    return increment - (std::numeric_limits<int32_t>::max() - sequence) - 1;
+  }
+  return sequence + increment;
+}
+
+absl::StatusOr<RecordBatchHeader> ParseBatchHeader(std::string_view input) {
+  if (input.size() > kBatchMagicOffset &&
+      input[kBatchMagicOffset] != kCurrentMagic) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "message format magic ", static_cast<int>(input[kBatchMagicOffset]),
+        " is not supported; only record batch v2 (magic 2) is"));
+  }
+  if (input.size() < kBatchHeaderSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record batch header truncated: ", input.size(), " of ",
+                     kBatchHeaderSize, " bytes"));
+  }
+  RecordBatchHeader h;
+  Decoder d(input.substr(0, kBatchHeaderSize), 0, false);
+  d.Int64(h.base_offset);
+  d.Int32(h.batch_length);
+  d.Int32(h.partition_leader_epoch);
+  d.Int8(h.magic);
+  d.UInt32(h.crc);
+  d.Int16(h.attributes);
+  d.Int32(h.last_offset_delta);
+  d.Int64(h.base_timestamp);
+  d.Int64(h.max_timestamp);
+  d.Int64(h.producer_id);
+  d.Int16(h.producer_epoch);
+  d.Int32(h.base_sequence);
+  d.Int32(h.record_count);
+  if (!d.ok()) return d.status();
+  if (h.batch_length <
+      static_cast<int32_t>(kBatchHeaderSize - kBatchLengthFieldEnd)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "record batch length ", h.batch_length, " is below the header size"));
+  }
+  return h;
+}
+
+BatchCheck CheckProduceBatches(std::string_view records,
+                               const BatchCheckLimits& limits) {
+  BatchCheck check;
+  auto fail = [&](ErrorCode code, std::string message) {
+    check.batches.clear();
+    check.error = code;
+    check.message = std::move(message);
+    return check;
+  };
+  if (records.empty())
+    return fail(ErrorCode::kCorruptMessage, "no record batch");
+  size_t index = 0;
+  while (!records.empty()) {
+    absl::StatusOr<RecordBatchHeader> h = ParseBatchHeader(records);
+    if (!h.ok()) {
+      return fail(h.status().code() == absl::StatusCode::kFailedPrecondition
+                      ? ErrorCode::kUnsupportedForMessageFormat
+                      : ErrorCode::kCorruptMessage,
+                  absl::StrCat("batch ", index, ": ", h.status().message()));
+    }
+    if (h->size_in_bytes() > records.size()) {
+      return fail(ErrorCode::kCorruptMessage,
+                  absl::StrCat("batch ", index, " claims ", h->size_in_bytes(),
+                               " bytes but only ", records.size(), " remain"));
+    }
+    RecordBatchView view{*h, records.substr(0, h->size_in_bytes())};
+    uint32_t crc = Crc32c(view.bytes.substr(kBatchAttributesOffset));
+    if (crc != h->crc) {
+      return fail(ErrorCode::kCorruptMessage,
+                  absl::StrCat("batch ", index, ": CRC-32C mismatch (stored ",
+                               h->crc, ", computed ", crc, ")"));
+    }
+    if (h->is_control()) {
+      return fail(ErrorCode::kInvalidRecord,
+                  absl::StrCat("batch ", index,
+                               ": clients may not write control batches"));
+    }
+    if (static_cast<int>(h->compression()) >
+        static_cast<int>(Compression::kZstd)) {
+      return fail(ErrorCode::kUnsupportedCompressionType,
+                  absl::StrCat("batch ", index, ": unknown compression codec ",
+                               static_cast<int>(h->compression())));
+    }
+    if (h->record_count <= 0 || h->last_offset_delta != h->record_count - 1) {
+      return fail(
+          ErrorCode::kInvalidRecord,
+          absl::StrCat("batch ", index, ": ", h->record_count,
+                       " records with lastOffsetDelta ", h->last_offset_delta));
+    }
+    absl::StatusOr<std::string> section =
+        RecordsSection(view, limits.max_decompressed_bytes);
+    if (!section.ok()) {
+      return fail(
+          ErrorCode::kCorruptMessage,
+          absl::StrCat("batch ", index, ": ", section.status().message()));
+    }
+    absl::Status walked = WalkRecords(*h, *section, nullptr);
+    if (!walked.ok()) {
+      return fail(ErrorCode::kCorruptMessage,
+                  absl::StrCat("batch ", index, ": ", walked.message()));
+    }
+    check.batches.push_back(view);
+    records.remove_prefix(view.bytes.size());
+    ++index;
+  }
+  return check;
+}
+
+absl::StatusOr<std::vector<RecordBatchView>> SplitBatches(
+    std::string_view records) {
+  std::vector<RecordBatchView> batches;
+  while (records.size() >= kBatchHeaderSize) {
+    absl::StatusOr<RecordBatchHeader> h = ParseBatchHeader(records);
+    if (!h.ok()) return h.status();
+    if (h->size_in_bytes() > records.size()) break;  // partial trailing batch
+    batches.push_back({*h, records.substr(0, h->size_in_bytes())});
+    records.remove_prefix(h->size_in_bytes());
+  }
+  return batches;
+}
+
+absl::StatusOr<std::vector<Record>> DecodeRecords(
+    const RecordBatchView& batch, size_t max_decompressed_bytes) {
+  absl::StatusOr<std::string> section =
+      RecordsSection(batch, max_decompressed_bytes);
+  if (!section.ok()) return section.status();
+  std::vector<Record> records;
+  records.reserve(static_cast<size_t>(std::max(0, batch.header.record_count)));
+  absl::Status s = WalkRecords(batch.header, *section, &records);
+  if (!s.ok()) return s;
+  return records;
+}
+
+absl::StatusOr<std::string> BuildRecordBatch(
+    const RecordBatchSpec& spec, const std::vector<RecordSpec>& records) {
+  if (records.empty())
+    return absl::InvalidArgumentError("a batch needs at least one record");
+  std::string section;
+  int64_t max_delta = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    EncodeRecord(records[i], static_cast<int32_t>(i), &section);
+    max_delta = std::max(max_delta, records[i].timestamp_delta);
+  }
+  Compression codec =
+      static_cast<Compression>(spec.attributes & kAttrCompressionMask);
+  if (codec != Compression::kNone) {
+    absl::StatusOr<std::string> compressed = Compress(codec, section);
+    if (!compressed.ok()) return compressed.status();
+    section = std::move(*compressed);
+  }
+  std::string batch(kBatchHeaderSize, '\0');
+  batch += section;
+  char* p = batch.data();
+  PutBigEndian<int64_t>(p, spec.base_offset);
+  PutBigEndian<int32_t>(
+      p + 8, static_cast<int32_t>(batch.size() - kBatchLengthFieldEnd));
+  PutBigEndian<int32_t>(p + 12, spec.partition_leader_epoch);
+  p[kBatchMagicOffset] = kCurrentMagic;
+  PutBigEndian<int16_t>(p + 21, spec.attributes);
+  PutBigEndian<int32_t>(p + 23, static_cast<int32_t>(records.size() - 1));
+  PutBigEndian<int64_t>(p + 27, spec.base_timestamp);
+  PutBigEndian<int64_t>(p + 35, spec.base_timestamp + max_delta);
+  PutBigEndian<int64_t>(p + 43, spec.producer_id);
+  PutBigEndian<int16_t>(p + 51, spec.producer_epoch);
+  PutBigEndian<int32_t>(p + 53, spec.base_sequence);
+  PutBigEndian<int32_t>(p + 57, static_cast<int32_t>(records.size()));
+  UpdateBatchCrc(batch.data(), batch.size());
+  return batch;
+}
+
+std::string BuildControlBatch(int64_t producer_id, int16_t producer_epoch,
+                              ControlType type, int32_t coordinator_epoch,
+                              int64_t timestamp_ms) {
+  RecordBatchSpec spec;
+  spec.attributes = kAttrTransactional | kAttrControl;
+  spec.base_timestamp = timestamp_ms;
+  spec.producer_id = producer_id;
+  spec.producer_epoch = producer_epoch;
+  spec.base_sequence = kNoSequence;
+  RecordSpec marker;
+  marker.key.emplace(4, '\0');
+  PutBigEndian<int16_t>(marker.key->data() + 2, static_cast<int16_t>(type));
+  marker.value.emplace(6, '\0');
+  PutBigEndian<int32_t>(marker.value->data() + 2, coordinator_epoch);
+  // One uncompressed record cannot fail to build.
+  return *BuildRecordBatch(spec, {marker});
+}
+
+absl::StatusOr<ControlType> ReadControlType(const RecordBatchView& batch) {
+  if (!batch.header.is_control())
+    return absl::InvalidArgumentError("not a control batch");
+  absl::StatusOr<std::vector<Record>> records = DecodeRecords(batch);
+  if (!records.ok()) return records.status();
+  if (records->empty() || !(*records)[0].key || (*records)[0].key->size() < 4) {
+    return absl::InvalidArgumentError(
+        "control batch without a control record key");
+  }
+  const std::string& key = *(*records)[0].key;
+  int16_t type = static_cast<int16_t>((static_cast<uint8_t>(key[2]) << 8) |
+                                      static_cast<uint8_t>(key[3]));
+  if (type != 0 && type != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown control record type ", type));
+  }
+  return static_cast<ControlType>(type);
+}
+
+void SetBatchBaseOffset(char* batch, int64_t base_offset) {
+  PutBigEndian<int64_t>(batch, base_offset);
+}
+
+void SetBatchLeaderEpoch(char* batch, int32_t leader_epoch) {
+  PutBigEndian<int32_t>(batch + 12, leader_epoch);
+}
+
+void UpdateBatchCrc(char* batch, size_t size) {
+  uint32_t crc = Crc32c(std::string_view(batch + kBatchAttributesOffset,
+                                         size - kBatchAttributesOffset));
+  PutBigEndian<uint32_t>(batch + kBatchCrcOffset, crc);
+}
+
+}  // namespace exactly::protocol

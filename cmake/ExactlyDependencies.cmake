@@ -1,0 +1,29 @@
+# Every dependency is a Debian 12 package; scripts/setup.sh installs them.
+find_package(Threads REQUIRED)
+find_package(absl REQUIRED)       # Status/StatusOr, strings, synchronization, flags
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(RDKAFKA REQUIRED IMPORTED_TARGET rdkafka)  # the Kafka client the SDK wraps
+find_package(ZLIB REQUIRED)       # gzip record batches
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)     # zstd record batches
+pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)       # lz4 record batches
+find_library(SNAPPY_LIBRARY snappy REQUIRED)                 # snappy record batches
+# RocksDB's exported static target drags in gflags/bz2 targets Debian does not export; the
+# shared library carries its own dependencies.
+find_library(ROCKSDB_LIBRARY rocksdb REQUIRED)
+find_path(ROCKSDB_INCLUDE_DIR rocksdb/db.h REQUIRED)
+add_library(exactly_rocksdb INTERFACE)
+target_link_libraries(exactly_rocksdb INTERFACE ${ROCKSDB_LIBRARY})
+target_include_directories(exactly_rocksdb SYSTEM INTERFACE ${ROCKSDB_INCLUDE_DIR})
+# Asio (standalone, header-only): the broker's event loop and sockets.
+find_path(ASIO_INCLUDE_DIR asio.hpp REQUIRED)
+add_library(exactly_asio INTERFACE)
+target_include_directories(exactly_asio SYSTEM INTERFACE ${ASIO_INCLUDE_DIR})
+target_compile_definitions(exactly_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED)
+target_link_libraries(exactly_asio INTERFACE Threads::Threads)
+if(EXACTLY_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+if(EXACTLY_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()
