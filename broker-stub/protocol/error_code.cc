@@ -93,6 +93,7 @@ constexpr ErrorCodeInfo kErrorCodes[] = {
     {ErrorCode::kThrottlingQuotaExceeded, "THROTTLING_QUOTA_EXCEEDED"},
     {ErrorCode::kProducerFenced, "PRODUCER_FENCED"},
     {ErrorCode::kResourceNotFound, "RESOURCE_NOT_FOUND"},
+    {ErrorCode::kUnknownTopicId, "UNKNOWN_TOPIC_ID"},
     {ErrorCode::kTransactionalIdNotFound, "TRANSACTIONAL_ID_NOT_FOUND"},
 };
 

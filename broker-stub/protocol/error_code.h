@@ -90,6 +90,7 @@ enum class ErrorCode : int16_t {
   kThrottlingQuotaExceeded = 89,
   kProducerFenced = 90,
   kResourceNotFound = 91,
+  kUnknownTopicId = 100,
   kTransactionalIdNotFound = 105,
 };
 

@@ -69,6 +69,10 @@ struct RecordSet {
     for (std::string_view s : slices) n += s.size();
     return n;
   }
+  // The bytes of a decoded set (which is always a single slice) without a copy.
+  std::string_view Contiguous() const {
+    return slices.empty() ? std::string_view() : slices[0];
+  }
   std::string Joined() const {
     std::string out;
     out.reserve(size());

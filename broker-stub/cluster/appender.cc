@@ -1,0 +1,114 @@
+#include "cluster/appender.h"
+
+#include "absl/strings/str_cat.h"
+#include "cluster/retention.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+using protocol::RecordBatchView;
+
+}  // namespace
+
+AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
+                            const Topic& topic, std::string_view records) {
+  AppendOutcome out;
+  protocol::BatchCheck check = protocol::CheckProduceBatches(records);
+  if (!check.ok()) {
+    out.error = Error(check.error, check.message);
+    return out;
+  }
+  int32_t max_bytes = topic.config.max_message_bytes();
+  for (const RecordBatchView& batch : check.batches) {
+    if (batch.bytes.size() > static_cast<size_t>(max_bytes)) {
+      out.error = Error(ErrorCode::kMessageTooLarge,
+                        absl::StrCat("batch of ", batch.bytes.size(),
+                                     " bytes exceeds max.message.bytes ",
+                                     max_bytes, " of ", topic.name));
+      return out;
+    }
+  }
+  // Each batch is checked against the producer state that the previous one
+  // left; clients send one batch per partition per request, so a partial append
+  // of several is moot.
+  for (const RecordBatchView& batch : check.batches) {
+    const protocol::RecordBatchHeader& h = batch.header;
+    if (h.has_producer_id() && !h.is_transactional() &&
+        partition.transactions().IsOpen(h.producer_id)) {
+      out.error = Error(
+          ErrorCode::kInvalidTxnState,
+          absl::StrCat("producer ", h.producer_id,
+                       " sent a non-transactional batch while its transaction "
+                       "is open"));
+      return out;
+    }
+    SequenceCheck seq = partition.producers().Check(h);
+    if (seq.verdict == SequenceCheck::Verdict::kReject) {
+      out.error = Error(seq.error, seq.message);
+      return out;
+    }
+    if (seq.verdict == SequenceCheck::Verdict::kDuplicate) {
+      if (out.base_offset < 0) out.base_offset = seq.duplicate_of->first_offset;
+      out.duplicate = true;
+      continue;
+    }
+    const StoredBatch& stored =
+        partition.log().Append(batch.bytes, h, partition.leader_epoch());
+    if (topic.config.log_append_time()) {
+      // The broker's clock replaces the producers' timestamps
+      // (message.timestamp.type).
+      StoredBatch& mutable_batch = const_cast<StoredBatch&>(stored);
+      int64_t now = b.NowMs();
+      mutable_batch.header.attributes |= protocol::kAttrLogAppendTime;
+      mutable_batch.header.max_timestamp = now;
+      char* p = mutable_batch.bytes.data();
+      p[protocol::kBatchAttributesOffset] =
+          static_cast<char>(mutable_batch.header.attributes >> 8);
+      p[protocol::kBatchAttributesOffset + 1] =
+          static_cast<char>(mutable_batch.header.attributes);
+      for (int i = 0; i < 8; ++i)
+        p[35 + i] = static_cast<char>(now >> (56 - 8 * i));
+      protocol::UpdateBatchCrc(p, mutable_batch.bytes.size());
+      out.log_append_time = now;
+    }
+    partition.producers().OnAppend(stored.header);
+    if (h.is_transactional()) {
+      partition.transactions().OnTransactionalBatch(h.producer_id,
+                                                    stored.base_offset());
+    }
+    b.PersistAppend(partition, stored);
+    if (out.base_offset < 0) out.base_offset = stored.base_offset();
+    out.records_appended += h.record_count;
+  }
+  b.commits().NoteAppended(out.records_appended);
+  return out;
+}
+
+int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,
+                     int16_t producer_epoch, protocol::ControlType type,
+                     int32_t coordinator_epoch) {
+  std::string marker = protocol::BuildControlBatch(
+      producer_id, producer_epoch, type, coordinator_epoch, b.NowMs());
+  // A batch we built ourselves always parses.
+  protocol::RecordBatchHeader h = *protocol::ParseBatchHeader(marker);
+  const StoredBatch& stored =
+      partition.log().Append(marker, h, partition.leader_epoch());
+  partition.transactions().OnMarker(producer_id,
+                                    type == protocol::ControlType::kCommit,
+                                    stored.base_offset());
+  partition.producers().OnMarker(producer_id, producer_epoch,
+                                 coordinator_epoch);
+  b.PersistAppend(partition, stored);
+  b.commits().NoteAppended(1);
+  return stored.base_offset();
+}
+
+void PublishAppends(BrokerState& b, Partition& partition) {
+  partition.log().AdvanceHighWatermark(partition.log().log_end_offset());
+  EnforceRetention(b, partition);
+  partition.WakeWaiters();
+}
+
+}  // namespace exactly::broker

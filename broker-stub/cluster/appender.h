@@ -1,0 +1,44 @@
+// Appending to a partition: the checks Kafka's broker makes before an append
+// (format, CRC, size, producer sequence and epoch, transaction state), the
+// append itself, and the staging of its durable form. Used by Produce and by
+// the transaction coordinator's markers.
+#ifndef EXACTLY_BROKER_CLUSTER_APPENDER_H_
+#define EXACTLY_BROKER_CLUSTER_APPENDER_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "cluster/api_error.h"
+#include "cluster/broker_state.h"
+#include "cluster/partition.h"
+#include "protocol/record_batch.h"
+
+namespace exactly::broker {
+
+struct AppendOutcome {
+  ApiError error;
+  int64_t base_offset =
+      -1;  // of the first batch (its original offset for a duplicate)
+  int64_t log_append_time = -1;  // when the topic uses LogAppendTime
+  int64_t records_appended = 0;  // 0 for a duplicate
+  bool duplicate = false;
+};
+
+// Validates and appends the record batches of one Produce partition. Nothing is
+// visible to readers until the commit pipeline advances the high watermark.
+AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
+                            const Topic& topic, std::string_view records);
+
+// Appends a transaction marker for `producer_id` (a control batch) and updates
+// the partition's transaction index and producer state.
+int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,
+                     int16_t producer_epoch, protocol::ControlType type,
+                     int32_t coordinator_epoch);
+
+// After a commit: makes everything appended so far on `partition` visible and
+// wakes the long-poll fetches waiting for it.
+void PublishAppends(BrokerState& b, Partition& partition);
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_CLUSTER_APPENDER_H_

@@ -1,0 +1,271 @@
+// The embeddable broker: one event-loop thread that owns a BrokerState and a
+// Server, and the thread-safe public methods that hand work to that thread.
+#include "exactly/broker/broker.h"
+
+#include <rocksdb/env.h>
+
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cluster/broker_state.h"
+#include "handlers/dispatch.h"
+#include "protocol/record_batch.h"
+#include "server/server.h"
+#include "storage/fault_injecting_file_system.h"
+#include "storage/keys.h"
+#include "util/logging.h"
+
+namespace exactly::broker {
+
+class BrokerImpl {
+ public:
+  explicit BrokerImpl(BrokerOptions options) : options_(std::move(options)) {
+    if (!options_.data_dir.empty()) {
+      fs_ = std::make_shared<FaultInjectingFileSystem>(
+          rocksdb::FileSystem::Default());
+      env_ = FaultInjectingFileSystem::NewEnv(fs_);
+    }
+    faults_.SetHooks({
+        [this] {
+          Post([this] { server_->CloseAllConnections("injected fault"); });
+        },
+        [this](int32_t ms) {
+          Post([this, ms] { server_->RefuseConnectionsFor(ms); });
+        },
+    });
+  }
+
+  ~BrokerImpl() {
+    faults_.SetHooks({});
+    (void)Stop();
+  }
+
+  absl::Status Start(uint16_t port) {
+    io_ = std::make_unique<asio::io_context>();
+    absl::StatusOr<std::unique_ptr<BrokerState>> state =
+        BrokerState::Open(options_, *io_, faults_, env_.get());
+    if (!state.ok()) {
+      io_.reset();
+      return state.status();
+    }
+    state_ = std::move(*state);
+    server_ = std::make_unique<Server>(
+        *io_, options_.max_frame_bytes,
+        [this](std::shared_ptr<Connection> c, std::string request,
+               uint64_t slot) {
+          DispatchRequest(*state_, c, std::move(request), slot);
+        });
+    if (absl::Status s = server_->Listen(options_.host, port); !s.ok()) {
+      server_.reset();
+      state_.reset();
+      io_.reset();
+      return s;
+    }
+    state_->set_advertised_port(server_->port());
+    port_ = server_->port();
+    running_ = true;
+    thread_ = std::thread([this] { io_->run(); });
+    LogInfo("serving on ", options_.host, ":", port_,
+            options_.data_dir.empty()
+                ? " (in memory)"
+                : absl::StrCat(" (data dir ", options_.data_dir, ")"));
+    return absl::OkStatus();
+  }
+
+  absl::Status Stop(bool clean = true) {
+    if (!running_) return absl::OkStatus();
+    if (clean) {
+      (void)RunOnLoop([this] {
+        server_->Stop();
+        state_->commits().CommitNow();
+        return absl::OkStatus();
+      });
+    } else {
+      Post([this] { server_->Stop(); });
+    }
+    io_->stop();
+    thread_.join();
+    running_ = false;
+    server_.reset();
+    state_.reset();
+    io_.reset();
+    return absl::OkStatus();
+  }
+
+  absl::Status Restart(Broker::RestartMode mode) {
+    bool clean = mode == Broker::RestartMode::kClean;
+    LogWarning("restarting (",
+               clean                                 ? "clean"
+               : mode == Broker::RestartMode::kCrash ? "crash"
+                                                     : "power loss",
+               ")");
+    faults_.Record(absl::StrCat(
+        "restart: ", clean                                 ? "clean"
+                     : mode == Broker::RestartMode::kCrash ? "crash-style"
+                                                           : "power loss"));
+    if (absl::Status s = Stop(clean); !s.ok()) return s;
+    if (mode == Broker::RestartMode::kPowerLoss && fs_) {
+      if (absl::Status s = fs_->DropUnsyncedData(); !s.ok()) return s;
+    }
+    return Start(port_);
+  }
+
+  // Runs `fn` on the loop thread and waits for its result.
+  template <class F>
+  auto RunOnLoop(F fn) -> decltype(fn()) {
+    using R = decltype(fn());
+    if (!running_)
+      return R(absl::FailedPreconditionError("the broker is not running"));
+    std::promise<R> promise;
+    std::future<R> result = promise.get_future();
+    asio::post(*io_, [&] { promise.set_value(fn()); });
+    return result.get();
+  }
+
+  void Post(std::function<void()> fn) {
+    if (running_) asio::post(*io_, std::move(fn));
+  }
+
+  BrokerOptions options_;
+  Faults faults_;
+  std::shared_ptr<FaultInjectingFileSystem> fs_;
+  std::unique_ptr<rocksdb::Env> env_;
+  std::unique_ptr<asio::io_context> io_;
+  std::unique_ptr<BrokerState> state_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  uint16_t port_ = 0;
+  std::atomic<bool> running_{false};
+};
+
+namespace {
+
+LoggedBatch ToLoggedBatch(const StoredBatch& b) {
+  LoggedBatch out;
+  out.base_offset = b.base_offset();
+  out.last_offset = b.last_offset();
+  out.producer_id = b.header.producer_id;
+  out.producer_epoch = b.header.producer_epoch;
+  out.base_sequence = b.header.base_sequence;
+  out.transactional = b.header.is_transactional();
+  out.control = b.header.is_control();
+  out.compression =
+      std::string(protocol::CompressionName(b.header.compression()));
+  protocol::RecordBatchView view{b.header, b.bytes};
+  if (out.control) {
+    absl::StatusOr<protocol::ControlType> type =
+        protocol::ReadControlType(view);
+    out.commit_marker = type.ok() && *type == protocol::ControlType::kCommit;
+  }
+  absl::StatusOr<std::vector<protocol::Record>> records =
+      protocol::DecodeRecords(view);
+  if (records.ok()) {
+    for (protocol::Record& r : *records) {
+      LoggedRecord& lr = out.records.emplace_back();
+      lr.offset = r.offset;
+      lr.timestamp = r.timestamp;
+      lr.key = std::move(r.key);
+      lr.value = std::move(r.value);
+      for (auto& h : r.headers)
+        lr.headers.emplace_back(std::move(h.key), std::move(h.value));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Broker::Broker(std::unique_ptr<BrokerImpl> impl) : impl_(std::move(impl)) {}
+
+Broker::~Broker() = default;
+
+absl::StatusOr<std::unique_ptr<Broker>> Broker::Start(BrokerOptions options) {
+  SetVerboseLogging(options.verbose);
+  uint16_t port = options.port;
+  auto impl = std::make_unique<BrokerImpl>(std::move(options));
+  if (absl::Status s = impl->Start(port); !s.ok()) return s;
+  return std::unique_ptr<Broker>(new Broker(std::move(impl)));
+}
+
+std::string Broker::bootstrap_servers() const {
+  std::string host = impl_->options_.advertised_host.empty()
+                         ? impl_->options_.host
+                         : impl_->options_.advertised_host;
+  return absl::StrCat(host, ":", impl_->port_);
+}
+
+uint16_t Broker::port() const { return impl_->port_; }
+
+const BrokerOptions& Broker::options() const { return impl_->options_; }
+
+Faults& Broker::faults() { return impl_->faults_; }
+
+absl::Status Broker::CreateTopic(
+    std::string_view name, int32_t partitions,
+    const std::map<std::string, std::string>& configs) {
+  std::string owned(name);
+  return impl_->RunOnLoop([&]() -> absl::Status {
+    ApiError e = impl_->state_->CreateTopic(owned, partitions, configs);
+    impl_->state_->commits().CommitNow();
+    if (e.ok()) return absl::OkStatus();
+    if (e.code == protocol::ErrorCode::kTopicAlreadyExists)
+      return absl::AlreadyExistsError(e.message);
+    return absl::InvalidArgumentError(e.message);
+  });
+}
+
+std::vector<std::string> Broker::ListTopics() const {
+  absl::StatusOr<std::vector<std::string>> names =
+      impl_->RunOnLoop([&]() -> absl::StatusOr<std::vector<std::string>> {
+        std::vector<std::string> out;
+        for (const auto& [name, topic] : impl_->state_->topics().all())
+          out.push_back(name);
+        return out;
+      });
+  return names.ok() ? *names : std::vector<std::string>{};
+}
+
+absl::StatusOr<std::vector<LoggedBatch>> Broker::ReadLog(
+    std::string_view topic, int32_t partition) const {
+  std::string owned(topic);
+  return impl_->RunOnLoop([&]() -> absl::StatusOr<std::vector<LoggedBatch>> {
+    Partition* p = impl_->state_->FindPartition(owned, partition);
+    if (p == nullptr)
+      return absl::NotFoundError(
+          absl::StrCat("no partition ", owned, "[", partition, "]"));
+    std::vector<LoggedBatch> out;
+    for (const StoredBatch& b : p->log().batches())
+      out.push_back(ToLoggedBatch(b));
+    return out;
+  });
+}
+
+absl::StatusOr<PartitionOffsets> Broker::Offsets(std::string_view topic,
+                                                 int32_t partition) const {
+  std::string owned(topic);
+  return impl_->RunOnLoop([&]() -> absl::StatusOr<PartitionOffsets> {
+    Partition* p = impl_->state_->FindPartition(owned, partition);
+    if (p == nullptr)
+      return absl::NotFoundError(
+          absl::StrCat("no partition ", owned, "[", partition, "]"));
+    return PartitionOffsets{p->log().log_start_offset(),
+                            p->log().high_watermark(), p->last_stable_offset(),
+                            p->log().log_end_offset()};
+  });
+}
+
+absl::StatusOr<std::optional<int64_t>> Broker::CommittedOffset(std::string_view,
+                                                               std::string_view,
+                                                               int32_t) const {
+  return absl::UnimplementedError("the group coordinator is not built yet");
+}
+
+absl::Status Broker::Stop() { return impl_->Stop(); }
+
+absl::Status Broker::Restart(RestartMode mode) { return impl_->Restart(mode); }
+
+}  // namespace exactly::broker

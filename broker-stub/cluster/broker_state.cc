@@ -1,0 +1,244 @@
+#include "cluster/broker_state.h"
+
+#include <chrono>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "storage/keys.h"
+#include "util/logging.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+
+constexpr std::string_view kNextProducerId = "next_producer_id";
+constexpr std::string_view kNextTopicId = "next_topic_id";
+// Kafka refuses more partitions than this in one topic creation; so do we.
+constexpr int32_t kMaxPartitions = 100000;
+
+std::string EncodeInt64(int64_t v) {
+  std::string s;
+  keys::AppendBigEndian(&s, static_cast<uint64_t>(v), 8);
+  return s;
+}
+
+absl::StatusOr<int64_t> DecodeInt64(std::string_view s) {
+  if (s.size() != 8) return absl::DataLossError("bad int64 value in the store");
+  return static_cast<int64_t>(keys::ReadBigEndian(s, 0, 8));
+}
+
+}  // namespace
+
+BrokerState::BrokerState(const BrokerOptions& options, asio::io_context& io,
+                         Faults& faults)
+    : options_(options), io_(io), faults_(faults) {}
+
+BrokerState::~BrokerState() = default;
+
+absl::StatusOr<std::unique_ptr<BrokerState>> BrokerState::Open(
+    const BrokerOptions& options, asio::io_context& io, Faults& faults,
+    rocksdb::Env* env) {
+  std::unique_ptr<BrokerState> state(new BrokerState(options, io, faults));
+  if (!options.data_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<Store>> store =
+        Store::Open({options.data_dir, env});
+    if (!store.ok()) return store.status();
+    state->store_ = std::move(*store);
+  }
+  state->commits_ =
+      std::make_unique<CommitPipeline>(io, state->store_.get(), options.flush);
+  if (state->store_) {
+    absl::Status s = state->Load();
+    if (!s.ok()) return s;
+  }
+  return state;
+}
+
+int64_t BrokerState::NowMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+ApiError BrokerState::CreateTopic(
+    const std::string& name, int32_t partitions,
+    const std::map<std::string, std::string>& configs, bool validate_only) {
+  if (absl::Status s = ValidateTopicName(name); !s.ok()) {
+    return Error(ErrorCode::kInvalidTopicException, std::string(s.message()));
+  }
+  if (topics_.Find(name) != nullptr) {
+    return Error(ErrorCode::kTopicAlreadyExists,
+                 absl::StrCat("topic '", name, "' already exists"));
+  }
+  if (partitions == -1) partitions = options_.default_partitions;
+  if (partitions <= 0 || partitions > kMaxPartitions) {
+    return Error(ErrorCode::kInvalidPartitions,
+                 absl::StrCat("number of partitions must be in [1, ",
+                              kMaxPartitions, "], not ", partitions));
+  }
+  TopicConfig config;
+  for (const auto& [key, value] : configs) {
+    if (absl::Status s = config.Set(key, value); !s.ok()) {
+      return Error(ErrorCode::kInvalidConfig, std::string(s.message()));
+    }
+  }
+  if (validate_only) return {};
+  Topic& topic =
+      topics_.Add(name, next_topic_id_++, partitions, std::move(config));
+  PersistTopic(topic);
+  LogInfo("created topic ", name, " with ", partitions, " partition(s)");
+  return {};
+}
+
+Topic* BrokerState::FindTopic(std::string_view name, bool auto_create) {
+  Topic* topic = topics_.Find(name);
+  if (topic != nullptr || !auto_create || !options_.auto_create_topics)
+    return topic;
+  std::string owned(name);
+  if (!CreateTopic(owned, options_.default_partitions, {}).ok()) return nullptr;
+  return topics_.Find(name);
+}
+
+Partition* BrokerState::FindPartition(std::string_view topic,
+                                      int32_t partition) {
+  Topic* t = topics_.Find(topic);
+  return t == nullptr ? nullptr : t->partition(partition);
+}
+
+int64_t BrokerState::AllocateProducerId() {
+  int64_t id = next_producer_id_++;
+  if (store_)
+    store_->Put(keys::Meta(kNextProducerId), EncodeInt64(next_producer_id_));
+  return id;
+}
+
+void BrokerState::PersistAppend(const Partition& partition,
+                                const StoredBatch& batch) {
+  if (!store_) return;
+  store_->Put(
+      keys::Batch(partition.topic_id(), partition.index(), batch.base_offset()),
+      batch.bytes);
+  if (batch.header.has_producer_id())
+    PersistProducer(partition, batch.header.producer_id);
+}
+
+void BrokerState::PersistProducer(const Partition& partition,
+                                  int64_t producer_id) {
+  if (!store_) return;
+  const ProducerEntry* entry = partition.producers().Find(producer_id);
+  std::string key =
+      keys::Producer(partition.topic_id(), partition.index(), producer_id);
+  if (entry == nullptr) {
+    store_->Delete(key);
+  } else {
+    store_->Put(key, ProducerStateTable::Serialize(*entry));
+  }
+}
+
+void BrokerState::PersistTopic(const Topic& topic) {
+  if (!store_) return;
+  store_->Put(keys::Topic(topic.name), SerializeTopic(topic));
+  store_->Put(keys::Meta(kNextTopicId), EncodeInt64(next_topic_id_));
+}
+
+void BrokerState::PersistLogStart(const Partition& partition) {
+  if (!store_) return;
+  store_->Put(keys::LogStart(partition.topic_id(), partition.index()),
+              EncodeInt64(partition.log().log_start_offset()));
+}
+
+absl::Status BrokerState::Load() {
+  if (absl::StatusOr<std::string> v = store_->Get(keys::Meta(kNextProducerId));
+      v.ok()) {
+    absl::StatusOr<int64_t> id = DecodeInt64(*v);
+    if (!id.ok()) return id.status();
+    next_producer_id_ = *id;
+  }
+  if (absl::StatusOr<std::string> v = store_->Get(keys::Meta(kNextTopicId));
+      v.ok()) {
+    absl::StatusOr<int64_t> id = DecodeInt64(*v);
+    if (!id.ok()) return id.status();
+    next_topic_id_ = static_cast<uint32_t>(*id);
+  }
+  absl::Status s = store_->ScanPrefix(
+      keys::TopicPrefix(), [&](std::string_view key, std::string_view value) {
+        absl::StatusOr<TopicRecord> record = DeserializeTopic(value);
+        if (!record.ok()) return record.status();
+        TopicConfig config;
+        for (const auto& [name, v] : record->configs) {
+          if (absl::Status cs = config.Set(name, v); !cs.ok()) return cs;
+        }
+        std::string name(key.substr(1));
+        topics_.Add(name, record->id, record->partitions, std::move(config));
+        next_topic_id_ = std::max(next_topic_id_, record->id + 1);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+  int64_t batches = 0;
+  for (const auto& [name, topic] : topics_.all()) {
+    for (const auto& partition : topic->partitions) {
+      if (absl::Status ps = LoadPartition(*partition); !ps.ok()) return ps;
+      batches += static_cast<int64_t>(partition->log().batch_count());
+    }
+  }
+  LogInfo("loaded ", topics_.all().size(), " topic(s) and ", batches,
+          " batch(es) from ", options_.data_dir);
+  return absl::OkStatus();
+}
+
+absl::Status BrokerState::LoadPartition(Partition& partition) {
+  const std::string where =
+      absl::StrCat(partition.topic(), "[", partition.index(), "]");
+  absl::Status s = store_->ScanPrefix(
+      keys::PartitionPrefix('B', partition.topic_id(), partition.index()),
+      [&](std::string_view, std::string_view value) {
+        absl::StatusOr<protocol::RecordBatchHeader> header =
+            protocol::ParseBatchHeader(value);
+        if (!header.ok()) {
+          return absl::DataLossError(
+              absl::StrCat(where, ": ", header.status().message()));
+        }
+        partition.log().Restore(std::string(value), *header);
+        // Rebuild the transaction index as the appends built it.
+        const StoredBatch& stored = partition.log().batches().back();
+        if (header->is_control()) {
+          absl::StatusOr<protocol::ControlType> type =
+              protocol::ReadControlType({stored.header, stored.bytes});
+          if (!type.ok())
+            return absl::DataLossError(
+                absl::StrCat(where, ": ", type.status().message()));
+          partition.transactions().OnMarker(
+              header->producer_id, *type == protocol::ControlType::kCommit,
+              header->base_offset);
+        } else if (header->is_transactional()) {
+          partition.transactions().OnTransactionalBatch(header->producer_id,
+                                                        header->base_offset);
+        }
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+  s = store_->ScanPrefix(
+      keys::PartitionPrefix('P', partition.topic_id(), partition.index()),
+      [&](std::string_view key, std::string_view value) {
+        int64_t pid = static_cast<int64_t>(keys::ReadBigEndian(key, 9, 8));
+        absl::StatusOr<ProducerEntry> entry =
+            ProducerStateTable::Deserialize(value);
+        if (!entry.ok()) return entry.status();
+        partition.producers().Restore(pid, std::move(*entry));
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+  if (absl::StatusOr<std::string> v =
+          store_->Get(keys::LogStart(partition.topic_id(), partition.index()));
+      v.ok()) {
+    absl::StatusOr<int64_t> start = DecodeInt64(*v);
+    if (!start.ok()) return start.status();
+    partition.log().RestoreLogStartOffset(*start);
+    partition.transactions().DeleteBefore(*start);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace exactly::broker

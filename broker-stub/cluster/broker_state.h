@@ -1,0 +1,88 @@
+// Everything one broker knows, owned by its event-loop thread: topics and
+// partitions, the producer-id allocator, the coordinators, and the store that
+// makes them durable. Handlers receive a BrokerState& and run on that thread,
+// so none of this takes a lock.
+#ifndef EXACTLY_BROKER_CLUSTER_BROKER_STATE_H_
+#define EXACTLY_BROKER_CLUSTER_BROKER_STATE_H_
+
+#include <asio/io_context.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "cluster/api_error.h"
+#include "cluster/commit_pipeline.h"
+#include "cluster/topic.h"
+#include "exactly/broker/broker.h"
+#include "exactly/broker/faults.h"
+#include "storage/store.h"
+
+namespace exactly::broker {
+
+class BrokerState {
+ public:
+  // Opens the store (when options.data_dir is set) and loads what it holds.
+  static absl::StatusOr<std::unique_ptr<BrokerState>> Open(
+      const BrokerOptions& options, asio::io_context& io, Faults& faults,
+      rocksdb::Env* env);
+  ~BrokerState();
+
+  const BrokerOptions& options() const { return options_; }
+  asio::io_context& io() { return io_; }
+  Faults& faults() { return faults_; }
+  Store* store() { return store_.get(); }  // null in memory
+  CommitPipeline& commits() { return *commits_; }
+  TopicRegistry& topics() { return topics_; }
+  int64_t NowMs() const;
+  // The port clients reach this broker on (known once the server is listening).
+  void set_advertised_port(uint16_t port) { advertised_port_ = port; }
+  uint16_t advertised_port() const { return advertised_port_; }
+  std::string advertised_host() const {
+    return options_.advertised_host.empty() ? options_.host
+                                            : options_.advertised_host;
+  }
+
+  // Creates a topic after Kafka's checks (name, partition count, configs). With
+  // validate_only nothing changes. Persisted with the next commit.
+  ApiError CreateTopic(const std::string& name, int32_t partitions,
+                       const std::map<std::string, std::string>& configs,
+                       bool validate_only = false);
+  // The topic, created with the default partition count if auto-creation allows
+  // and asked.
+  Topic* FindTopic(std::string_view name, bool auto_create);
+  Partition* FindPartition(std::string_view topic, int32_t partition);
+
+  // A producer id never handed out before, also across restarts with a data
+  // dir.
+  int64_t AllocateProducerId();
+
+  // Stages the durable form of an append: the batch and the producer's state,
+  // in one write.
+  void PersistAppend(const Partition& partition, const StoredBatch& batch);
+  void PersistProducer(const Partition& partition, int64_t producer_id);
+  void PersistTopic(const Topic& topic);
+  void PersistLogStart(const Partition& partition);
+
+ private:
+  BrokerState(const BrokerOptions& options, asio::io_context& io,
+              Faults& faults);
+  absl::Status Load();
+  absl::Status LoadPartition(Partition& partition);
+
+  BrokerOptions options_;
+  asio::io_context& io_;
+  Faults& faults_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<CommitPipeline> commits_;
+  TopicRegistry topics_;
+  int64_t next_producer_id_ = 1;
+  uint32_t next_topic_id_ = 1;
+  uint16_t advertised_port_ = 0;
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_CLUSTER_BROKER_STATE_H_

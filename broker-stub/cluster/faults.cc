@@ -1,0 +1,165 @@
+#include "exactly/broker/faults.h"
+
+#include "absl/strings/str_cat.h"
+#include "protocol/api_key.h"
+#include "protocol/error_code.h"
+#include "util/logging.h"
+
+namespace exactly::broker {
+
+namespace {
+
+bool Matches(const FaultMatch& m, int16_t api_key, const std::string* topic,
+             std::optional<int32_t> partition) {
+  if (m.api_key && *m.api_key != api_key) return false;
+  if (m.topic && (topic == nullptr || *m.topic != *topic)) return false;
+  if (m.partition && (!partition || *m.partition != *partition)) return false;
+  return true;
+}
+
+std::string Describe(const FaultMatch& m) {
+  std::string s;
+  if (m.api_key)
+    absl::StrAppend(&s, " api=", std::string(protocol::ApiKeyName(*m.api_key)));
+  if (m.topic) absl::StrAppend(&s, " topic=", *m.topic);
+  if (m.partition) absl::StrAppend(&s, " partition=", *m.partition);
+  return s.empty() ? " (all requests)" : s;
+}
+
+}  // namespace
+
+void Faults::Record(std::string what) {
+  LogWarning("fault: ", what);
+  std::lock_guard<std::mutex> lock(mu_);
+  history_.push_back(std::move(what));
+}
+
+void Faults::FailRequests(FaultMatch match, int16_t error_code, int count) {
+  Record(absl::StrCat("armed: answer ",
+                      count < 0 ? "every" : absl::StrCat("the next ", count),
+                      Describe(match), " with ",
+                      std::string(protocol::ErrorCodeName(error_code))));
+  std::lock_guard<std::mutex> lock(mu_);
+  errors_.push_back({std::move(match), error_code, count});
+}
+
+void Faults::DropProduceResponses(int count, int one_in, FaultMatch match) {
+  if (one_in < 1) one_in = 1;
+  Record(absl::StrCat("armed: drop the response of ",
+                      count < 0 ? "every" : absl::StrCat(count),
+                      " Produce request(s), 1 in ", one_in, Describe(match),
+                      ", after appending"));
+  std::lock_guard<std::mutex> lock(mu_);
+  drops_.push_back({std::move(match), count, one_in});
+}
+
+void Faults::AddLatency(int32_t latency_ms, FaultMatch match) {
+  Record(absl::StrCat("armed: ", latency_ms, " ms latency on responses",
+                      Describe(match)));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (latency_ms <= 0) {
+    latencies_.clear();
+    return;
+  }
+  latencies_.push_back({std::move(match), latency_ms});
+}
+
+void Faults::CloseAllConnections() {
+  Record("closing every client connection");
+  std::function<void()> hook;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hook = hooks_.close_all_connections;
+  }
+  if (hook) hook();
+}
+
+void Faults::BrokerDown(int32_t duration_ms) {
+  Record(absl::StrCat("broker down for ", duration_ms,
+                      " ms: connections closed and refused"));
+  std::function<void(int32_t)> hook;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hook = hooks_.refuse_connections_for_ms;
+  }
+  if (hook) hook(duration_ms);
+}
+
+void Faults::Clear() {
+  Record("cleared every pending fault");
+  std::lock_guard<std::mutex> lock(mu_);
+  errors_.clear();
+  drops_.clear();
+  latencies_.clear();
+}
+
+std::vector<std::string> Faults::History() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return history_;
+}
+
+void Faults::SetHooks(Hooks hooks) {
+  std::lock_guard<std::mutex> lock(mu_);
+  hooks_ = std::move(hooks);
+}
+
+std::optional<int16_t> Faults::TakeError(int16_t api_key,
+                                         const std::string* topic,
+                                         std::optional<int32_t> partition) {
+  std::optional<int16_t> error;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (errors_.empty()) return std::nullopt;
+    for (auto it = errors_.begin(); it != errors_.end(); ++it) {
+      if (!Matches(it->match, api_key, topic, partition)) continue;
+      error = it->error_code;
+      if (it->remaining > 0 && --it->remaining == 0) errors_.erase(it);
+      break;
+    }
+  }
+  if (error) {
+    Record(absl::StrCat(
+        "injected ", std::string(protocol::ErrorCodeName(*error)), " into ",
+        std::string(protocol::ApiKeyName(api_key)),
+        topic ? absl::StrCat(" ", *topic) : std::string(),
+        partition ? absl::StrCat("[", *partition, "]") : std::string()));
+  }
+  return error;
+}
+
+bool Faults::TakeDropProduceResponse(const std::vector<std::string>& topics) {
+  bool drop = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (drops_.empty()) return false;
+    for (auto it = drops_.begin(); it != drops_.end(); ++it) {
+      bool matches = !it->match.topic.has_value();
+      for (const std::string& t : topics)
+        matches |= Matches(it->match, 0, &t, std::nullopt);
+      if (!matches) continue;
+      if (++it->seen % it->one_in != 0) continue;
+      drop = true;
+      if (it->remaining > 0 && --it->remaining == 0) drops_.erase(it);
+      break;
+    }
+  }
+  if (drop)
+    Record(
+        "appended a Produce request and dropped its response (connection "
+        "closed)");
+  return drop;
+}
+
+int32_t Faults::LatencyFor(int16_t api_key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int32_t latency = 0;
+  for (const LatencyRule& r : latencies_) {
+    if (Matches(r.match, api_key, nullptr, std::nullopt) ||
+        (!r.match.api_key && !r.match.topic)) {
+      latency = std::max(latency, r.latency_ms);
+    }
+  }
+  return latency;
+}
+
+}  // namespace exactly::broker

@@ -1,0 +1,31 @@
+// The APIs this broker serves and the versions it advertises in ApiVersions:
+// exactly the versions whose messages and behaviour are implemented.
+#ifndef EXACTLY_BROKER_HANDLERS_API_TABLE_H_
+#define EXACTLY_BROKER_HANDLERS_API_TABLE_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "cluster/broker_state.h"
+#include "protocol/request_header.h"
+#include "server/responder.h"
+
+namespace exactly::broker {
+
+using HandlerFn = void (*)(BrokerState& b, const protocol::RequestHeader& h,
+                           std::string_view body, Responder r);
+
+struct ApiHandler {
+  protocol::ApiKey key;
+  int16_t min_version;
+  int16_t max_version;
+  HandlerFn handle;
+};
+
+const std::vector<ApiHandler>& ApiHandlers();
+const ApiHandler* FindApiHandler(int16_t api_key);
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_HANDLERS_API_TABLE_H_

@@ -1,0 +1,71 @@
+#include "handlers/dispatch.h"
+
+#include "absl/strings/str_cat.h"
+#include "handlers/api_table.h"
+#include "protocol/messages/api_versions.h"
+#include "util/logging.h"
+
+namespace exactly::broker {
+
+namespace {
+
+// A client that sends ApiVersions at a version above ours gets
+// UNSUPPORTED_VERSION in a v0 response that lists what we support, so that it
+// can retry at a version we speak.
+void AnswerUnsupportedApiVersions(const protocol::RequestHeader& h,
+                                  Responder& r) {
+  protocol::ApiVersionsResponse response;
+  response.error_code =
+      static_cast<int16_t>(protocol::ErrorCode::kUnsupportedVersion);
+  for (const ApiHandler& api : ApiHandlers()) {
+    response.api_keys.push_back(
+        {static_cast<int16_t>(api.key), api.min_version, api.max_version, {}});
+  }
+  std::string frame(protocol::kFrameSizePrefix, '\0');
+  protocol::EncodeResponseHeader(h.correlation_id,
+                                 protocol::ApiKey::kApiVersions, 0, &frame);
+  protocol::Encoder encoder(&frame, 0, false);
+  response.Serde(encoder);
+  r.SendFrame(std::move(frame));
+}
+
+}  // namespace
+
+void DispatchRequest(BrokerState& b,
+                     const std::shared_ptr<Connection>& connection,
+                     std::string request, uint64_t slot) {
+  absl::StatusOr<protocol::ParsedRequest> parsed =
+      protocol::ParseRequest(request);
+  if (!parsed.ok()) {
+    connection->Close(
+        absl::StrCat("malformed request header: ", parsed.status().message()));
+    return;
+  }
+  const protocol::RequestHeader& h = parsed->header;
+  Responder r(connection, slot, h);
+  r.set_delay_ms(b.faults().LatencyFor(h.api_key));
+  const ApiHandler* api = FindApiHandler(h.api_key);
+  if (api == nullptr) {
+    r.CloseConnection(absl::StrCat("unsupported API key ", h.api_key, " (",
+                                   std::string(protocol::ApiKeyName(h.api_key)),
+                                   ")"));
+    return;
+  }
+  if (h.api_version < api->min_version || h.api_version > api->max_version) {
+    if (api->key == protocol::ApiKey::kApiVersions) {
+      AnswerUnsupportedApiVersions(h, r);
+      return;
+    }
+    r.CloseConnection(absl::StrCat(
+        "unsupported ", std::string(protocol::ApiKeyName(h.api_key)),
+        " version ", h.api_version, " (supported ", api->min_version, "-",
+        api->max_version, ")"));
+    return;
+  }
+  LogDebug("request ", std::string(protocol::ApiKeyName(h.api_key)), " v",
+           h.api_version, " correlation ", h.correlation_id, " from ",
+           connection->peer());
+  api->handle(b, h, parsed->body, std::move(r));
+}
+
+}  // namespace exactly::broker

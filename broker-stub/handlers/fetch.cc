@@ -1,0 +1,139 @@
+// Fetch: read each partition from the fetch offset up to the high watermark
+// (read_uncommitted) or the last stable offset (read_committed, with the
+// aborted transactions that overlap what is returned). When less than min_bytes
+// is available, the fetch parks on the partitions it reads until they grow or
+// max_wait_ms passes (long poll).
+#include <asio/steady_timer.hpp>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "handlers/handlers.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+using protocol::FetchRequest;
+using protocol::FetchResponse;
+
+constexpr int8_t kReadCommitted = 1;
+
+class DelayedFetch : public PartitionWaiter,
+                     public std::enable_shared_from_this<DelayedFetch> {
+ public:
+  DelayedFetch(BrokerState& b, int16_t version, FetchRequest request,
+               Responder r)
+      : b_(b),
+        version_(version),
+        request_(std::move(request)),
+        responder_(std::move(r)),
+        timer_(b.io()) {}
+
+  void Start() {
+    if (TryComplete(/*force=*/request_.max_wait_ms <= 0)) return;
+    for (const FetchRequest::Topic& t : request_.topics) {
+      for (const FetchRequest::Partition& p : t.partitions) {
+        if (Partition* partition = b_.FindPartition(t.name, p.index)) {
+          partition->AddWaiter(weak_from_this());
+        }
+      }
+    }
+    timer_.expires_after(std::chrono::milliseconds(request_.max_wait_ms));
+    timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+      if (!ec) self->TryComplete(true);
+    });
+  }
+
+  bool OnPartitionChanged() override { return !TryComplete(false); }
+
+ private:
+  // Builds the response from what is readable now; sends it if it holds
+  // min_bytes, if any partition has an error, or if `force`.
+  bool TryComplete(bool force) {
+    if (done_) return true;
+    FetchResponse response;
+    size_t total = 0;
+    bool any_error = false;
+    size_t max_bytes =
+        request_.max_bytes > 0 ? static_cast<size_t>(request_.max_bytes) : 0;
+    if (version_ < 3) max_bytes = SIZE_MAX;
+    for (const FetchRequest::Topic& t : request_.topics) {
+      FetchResponse::Topic& rt = response.topics.emplace_back();
+      rt.name = t.name;
+      for (const FetchRequest::Partition& p : t.partitions) {
+        FetchResponse::Partition& rp = rt.partitions.emplace_back();
+        rp.index = p.index;
+        Read(t.name, p, max_bytes > total ? max_bytes - total : 0, total == 0,
+             rp);
+        total += rp.records.size();
+        any_error |= rp.error_code != 0;
+      }
+    }
+    if (!force && !any_error &&
+        total < static_cast<size_t>(std::max(0, request_.min_bytes))) {
+      return false;
+    }
+    done_ = true;
+    timer_.cancel();
+    responder_.Send(response);
+    return true;
+  }
+
+  void Read(const std::string& topic, const FetchRequest::Partition& p,
+            size_t budget, bool first_batch_always,
+            FetchResponse::Partition& rp) {
+    bool read_committed =
+        version_ >= 4 && request_.isolation_level == kReadCommitted;
+    if (auto injected = b_.faults().TakeError(
+            static_cast<int16_t>(protocol::ApiKey::kFetch), &topic, p.index)) {
+      rp.error_code = *injected;
+      return;
+    }
+    Partition* partition = b_.FindPartition(topic, p.index);
+    if (partition == nullptr) {
+      rp.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+      return;
+    }
+    const PartitionLog& log = partition->log();
+    rp.high_watermark = log.high_watermark();
+    rp.last_stable_offset = partition->last_stable_offset();
+    rp.log_start_offset = log.log_start_offset();
+    if (read_committed) rp.aborted_transactions.emplace();
+    if (p.fetch_offset < log.log_start_offset() ||
+        p.fetch_offset > log.log_end_offset()) {
+      rp.error_code = static_cast<int16_t>(ErrorCode::kOffsetOutOfRange);
+      return;
+    }
+    int64_t limit = read_committed ? rp.last_stable_offset : rp.high_watermark;
+    size_t partition_budget =
+        std::min(budget, static_cast<size_t>(std::max(0, p.max_bytes)));
+    LogSlice slice =
+        log.Read(p.fetch_offset, limit, partition_budget, first_batch_always);
+    rp.records.slices = std::move(slice.batches);
+    if (read_committed && slice.next_offset >= 0) {
+      for (const AbortedTxn& a : partition->transactions().CollectAborted(
+               p.fetch_offset, slice.next_offset)) {
+        rp.aborted_transactions->push_back({a.producer_id, a.first_offset, {}});
+      }
+    }
+  }
+
+  BrokerState& b_;
+  int16_t version_;
+  FetchRequest request_;
+  Responder responder_;
+  asio::steady_timer timer_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+void HandleFetch(BrokerState& b, const RequestHeader& h,
+                 protocol::FetchRequest& request, Responder r) {
+  auto fetch = std::make_shared<DelayedFetch>(b, h.api_version,
+                                              std::move(request), std::move(r));
+  fetch->Start();
+}
+
+}  // namespace exactly::broker

@@ -1,0 +1,46 @@
+// InitProducerId: a fresh producer id for an idempotent producer. With a
+// transactional id the transaction coordinator answers (one id per
+// transactional id, epochs that fence zombies).
+#include "handlers/handlers.h"
+
+namespace exactly::broker {
+
+namespace {
+using protocol::ErrorCode;
+}  // namespace
+
+void HandleInitProducerId(BrokerState& b, const RequestHeader& h,
+                          protocol::InitProducerIdRequest& request,
+                          Responder r) {
+  protocol::InitProducerIdResponse response;
+  if (auto injected = b.faults().TakeError(h.api_key)) {
+    response.error_code = *injected;
+    r.Send(response);
+    return;
+  }
+  if (request.transactional_id.has_value()) {
+    if (request.transactional_id->empty()) {
+      response.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
+    } else {
+      response.error_code =
+          static_cast<int16_t>(ErrorCode::kCoordinatorNotAvailable);
+    }
+    r.Send(response);
+    return;
+  }
+  // An idempotent producer always gets a new id at epoch 0, as Kafka does, even
+  // when it sends its current id (KIP-360 is for transactional producers).
+  response.producer_id = b.AllocateProducerId();
+  response.producer_epoch = 0;
+  b.commits().AfterCommit([response,
+                           r = std::move(r)](const absl::Status& s) mutable {
+    if (!s.ok()) {
+      response.error_code = static_cast<int16_t>(ErrorCode::kKafkaStorageError);
+      response.producer_id = -1;
+      response.producer_epoch = -1;
+    }
+    r.Send(response);
+  });
+}
+
+}  // namespace exactly::broker

@@ -1,0 +1,103 @@
+// Produce: validate and append each partition's batches, then answer once the
+// appends are durable (acks=1 and acks=all are the same on a single broker;
+// acks=0 gets no answer).
+#include "absl/strings/str_cat.h"
+#include "cluster/appender.h"
+#include "handlers/handlers.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+using protocol::ProduceResponse;
+
+}  // namespace
+
+void HandleProduce(BrokerState& b, const RequestHeader& h,
+                   protocol::ProduceRequest& request, Responder r) {
+  ProduceResponse response;
+  // (topic, partition) positions in the response of the partitions that
+  // appended something.
+  std::vector<std::pair<size_t, size_t>> appended;
+  std::vector<std::string> topic_names;
+  bool valid_acks =
+      request.acks == 0 || request.acks == 1 || request.acks == -1;
+  for (auto& t : request.topics) {
+    topic_names.push_back(t.name);
+    ProduceResponse::Topic& rt = response.topics.emplace_back();
+    rt.name = t.name;
+    Topic* topic = b.topics().Find(t.name);
+    for (auto& p : t.partitions) {
+      ProduceResponse::Partition& rp = rt.partitions.emplace_back();
+      rp.index = p.index;
+      auto fail = [&](ErrorCode code, std::string message) {
+        rp.error_code = static_cast<int16_t>(code);
+        rp.error_message = std::move(message);
+      };
+      if (!valid_acks) {
+        fail(ErrorCode::kInvalidRequiredAcks,
+             absl::StrCat("acks=", request.acks));
+        continue;
+      }
+      if (auto injected = b.faults().TakeError(h.api_key, &t.name, p.index)) {
+        fail(static_cast<ErrorCode>(*injected), "injected fault");
+        continue;
+      }
+      Partition* partition =
+          topic == nullptr ? nullptr : topic->partition(p.index);
+      if (partition == nullptr) {
+        fail(ErrorCode::kUnknownTopicOrPartition,
+             absl::StrCat("no partition ", t.name, "[", p.index, "]"));
+        continue;
+      }
+      if (h.api_version >= 3 && request.transactional_id.has_value() &&
+          request.transactional_id->empty()) {
+        fail(ErrorCode::kInvalidRequest, "empty transactional id");
+        continue;
+      }
+      if (p.records.slices.size() > 1) {
+        fail(ErrorCode::kCorruptMessage, "records in more than one piece");
+        continue;
+      }
+      AppendOutcome outcome =
+          AppendRecords(b, *partition, *topic, p.records.Contiguous());
+      if (!outcome.error.ok()) {
+        fail(outcome.error.code, outcome.error.message);
+        continue;
+      }
+      rp.base_offset = outcome.base_offset;
+      rp.log_append_time_ms = outcome.log_append_time;
+      rp.log_start_offset = partition->log().log_start_offset();
+      appended.emplace_back(response.topics.size() - 1,
+                            rt.partitions.size() - 1);
+    }
+  }
+  bool drop_response = b.faults().TakeDropProduceResponse(topic_names);
+  b.commits().AfterCommit([&b, appended = std::move(appended),
+                           response = std::move(response), r = std::move(r),
+                           drop_response, acks = request.acks](
+                              const absl::Status& status) mutable {
+    for (auto [t, p] : appended) {
+      ProduceResponse::Topic& rt = response.topics[t];
+      ProduceResponse::Partition& rp = rt.partitions[p];
+      if (!status.ok()) {
+        rp.error_code = static_cast<int16_t>(ErrorCode::kKafkaStorageError);
+        rp.error_message = std::string(status.message());
+        rp.base_offset = -1;
+      } else if (Partition* partition = b.FindPartition(rt.name, rp.index)) {
+        PublishAppends(b, *partition);
+      }
+    }
+    if (drop_response) {
+      r.CloseConnection(
+          "injected fault: produce response dropped after the append");
+    } else if (acks == 0) {
+      r.SendNothing();
+    } else {
+      r.Send(response);
+    }
+  });
+}
+
+}  // namespace exactly::broker

@@ -1,0 +1,160 @@
+// The bundled broker, embeddable: a Kafka-protocol broker that runs inside a
+// test's process.
+//
+//   auto broker = exactly::broker::Broker::Start({});          // in memory,
+//   ephemeral port std::string servers = (*broker)->bootstrap_servers();     //
+//   "127.0.0.1:PORT"
+//   (*broker)->CreateTopic("orders", 3);
+//   ... produce and consume with any Kafka client ...
+//   auto batches = (*broker)->ReadLog("orders", 0);            // assert on
+//   what was stored
+//
+// The broker runs its own event-loop thread; every method here is thread-safe
+// and may be called from any thread except from inside a broker callback.
+#ifndef EXACTLY_BROKER_BROKER_H_
+#define EXACTLY_BROKER_BROKER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "exactly/broker/faults.h"
+
+namespace exactly::broker {
+
+// When the broker forces its write-ahead log to stable storage (fsync), like
+// Kafka's log.flush.interval.messages / log.flush.interval.ms. Whatever the
+// policy, an append is written to the OS before it is acknowledged, so killing
+// the broker process loses nothing; the policy decides what a power loss (see
+// Faults::PowerLoss) may lose.
+struct FlushPolicy {
+  int64_t every_messages =
+      0;  // sync after this many appended records; 0: no count trigger
+  int64_t every_ms = 0;  // sync at this interval; 0: no timer
+  // Both 0 means never sync explicitly (Kafka's default: rely on replication
+  // and the OS).
+};
+
+struct BrokerOptions {
+  std::string host = "127.0.0.1";  // the address to bind
+  uint16_t port = 0;               // 0 picks a free port
+  // The host clients are told to connect to (Metadata); empty means `host`.
+  std::string advertised_host;
+  // Empty keeps everything in memory; otherwise a RocksDB database in this
+  // directory holds topics, records, producer states, transactions and group
+  // offsets across restarts.
+  std::string data_dir;
+  int32_t node_id = 1;
+  std::string cluster_id = "exactly-bundled-broker";
+  int32_t default_partitions = 1;
+  bool auto_create_topics = true;
+  // Frames larger than this are refused before any memory is allocated for
+  // them.
+  int64_t max_frame_bytes = 100 << 20;
+  FlushPolicy flush;
+  // Group coordinator: how long the first JoinGroup of an empty group waits for
+  // more members (Kafka's group.initial.rebalance.delay.ms; Kafka's default is
+  // 3000).
+  int32_t group_initial_rebalance_delay_ms = 0;
+  int32_t group_min_session_timeout_ms = 1000;
+  int32_t group_max_session_timeout_ms = 300000;
+  // Transaction coordinator.
+  int32_t transaction_max_timeout_ms = 900000;
+  int32_t transaction_abort_check_interval_ms = 1000;
+  // Log every request and response at debug level; faults and errors are always
+  // logged.
+  bool verbose = false;
+};
+
+// A record as the broker stored it, for assertions in tests.
+struct LoggedRecord {
+  int64_t offset = 0;
+  int64_t timestamp = 0;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::vector<std::pair<std::string, std::optional<std::string>>> headers;
+};
+
+// A record batch as the broker stored it.
+struct LoggedBatch {
+  int64_t base_offset = 0;
+  int64_t last_offset = 0;
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t base_sequence = -1;
+  bool transactional = false;
+  bool control = false;
+  // For a control batch: true for a COMMIT marker, false for ABORT.
+  bool commit_marker = false;
+  std::string compression;  // "none", "gzip", ...
+  std::vector<LoggedRecord> records;
+};
+
+struct PartitionOffsets {
+  int64_t log_start_offset = 0;
+  int64_t high_watermark = 0;
+  int64_t last_stable_offset = 0;
+  int64_t log_end_offset = 0;
+};
+
+class BrokerImpl;
+
+class Broker {
+ public:
+  // Starts a broker: opens (or creates) its data dir, binds, and serves on its
+  // own thread.
+  static absl::StatusOr<std::unique_ptr<Broker>> Start(BrokerOptions options);
+  // Stops the broker cleanly (as Stop()).
+  ~Broker();
+
+  Broker(const Broker&) = delete;
+  Broker& operator=(const Broker&) = delete;
+
+  // "127.0.0.1:PORT", ready for bootstrap.servers.
+  std::string bootstrap_servers() const;
+  uint16_t port() const;
+  const BrokerOptions& options() const;
+
+  // Creates a topic; AlreadyExists if it exists.
+  absl::Status CreateTopic(
+      std::string_view name, int32_t partitions,
+      const std::map<std::string, std::string>& configs = {});
+  std::vector<std::string> ListTopics() const;
+  // Every batch of a partition's log, records decoded, in offset order (below
+  // the log end, including records not yet visible to readers).
+  absl::StatusOr<std::vector<LoggedBatch>> ReadLog(std::string_view topic,
+                                                   int32_t partition) const;
+  absl::StatusOr<PartitionOffsets> Offsets(std::string_view topic,
+                                           int32_t partition) const;
+  // The committed offset of (group, topic, partition), if any.
+  absl::StatusOr<std::optional<int64_t>> CommittedOffset(
+      std::string_view group, std::string_view topic, int32_t partition) const;
+
+  // Fault injection: see exactly/broker/faults.h.
+  Faults& faults();
+
+  // Stops serving: closes every connection and the store. Idempotent.
+  absl::Status Stop();
+
+  // Restarts on the same port, keeping the data dir (an in-memory broker
+  // restarts empty). kClean shuts down as Stop() does; kCrash skips all
+  // shutdown work, as a killed process would; kPowerLoss also discards whatever
+  // was written since the last sync (flush policy), as the OS page cache would
+  // lose it.
+  enum class RestartMode { kClean, kCrash, kPowerLoss };
+  absl::Status Restart(RestartMode mode);
+
+ private:
+  explicit Broker(std::unique_ptr<BrokerImpl> impl);
+  std::unique_ptr<BrokerImpl> impl_;
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_BROKER_H_

@@ -1,0 +1,100 @@
+// Fault injection: the faults that cause lost and duplicated records in real
+// clusters, on demand, so that a test can watch its client survive them. Every
+// injected fault is logged (stderr and History()) so that a failing test shows
+// what happened.
+//
+// The same model is reachable from C++ (Broker::faults()), from the
+// exactly-broker binary's admin port (see docs/faults.md) and from Python
+// (exactly.testing.Broker).
+#ifndef EXACTLY_BROKER_FAULTS_H_
+#define EXACTLY_BROKER_FAULTS_H_
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace exactly::broker {
+
+// Which requests a fault applies to. Unset fields match everything.
+struct FaultMatch {
+  std::optional<int16_t>
+      api_key;  // e.g. 0 for Produce (exactly::protocol::ApiKey)
+  std::optional<std::string> topic;
+  std::optional<int32_t> partition;
+};
+
+class Faults {
+ public:
+  // Answers the next `count` matching requests (or partitions of them) with
+  // `error_code` instead of handling them. A negative count means every one
+  // until Clear().
+  void FailRequests(FaultMatch match, int16_t error_code, int count = 1);
+
+  // Appends the next matching Produce request, then drops its response by
+  // closing the connection, so the client must retry a batch the broker already
+  // has. Applies to `count` requests (negative: until Clear()), each
+  // `one_in`-th matching request (1: every one).
+  void DropProduceResponses(int count, int one_in = 1, FaultMatch match = {});
+
+  // Delays every matching response by `latency_ms` (0 removes the delay).
+  void AddLatency(int32_t latency_ms, FaultMatch match = {});
+
+  // Closes every client connection now; clients reconnect.
+  void CloseAllConnections();
+
+  // "Broker down": closes every connection and refuses new ones for
+  // `duration_ms`.
+  void BrokerDown(int32_t duration_ms);
+
+  // Removes every fault still pending.
+  void Clear();
+
+  // Every fault injected so far, oldest first, as logged.
+  std::vector<std::string> History() const;
+
+  // ---- Used by the broker's event loop. ----
+  struct Hooks {
+    std::function<void()> close_all_connections;
+    std::function<void(int32_t)> refuse_connections_for_ms;
+  };
+  void SetHooks(Hooks hooks);
+  // The injected error for one matching request/partition, consuming it.
+  std::optional<int16_t> TakeError(
+      int16_t api_key, const std::string* topic = nullptr,
+      std::optional<int32_t> partition = std::nullopt);
+  // Whether this Produce request's response is to be dropped.
+  bool TakeDropProduceResponse(const std::vector<std::string>& topics);
+  int32_t LatencyFor(int16_t api_key) const;
+  void Record(std::string what);
+
+ private:
+  struct ErrorRule {
+    FaultMatch match;
+    int16_t error_code;
+    int remaining;
+  };
+  struct DropRule {
+    FaultMatch match;
+    int remaining;
+    int one_in;
+    int64_t seen = 0;
+  };
+  struct LatencyRule {
+    FaultMatch match;
+    int32_t latency_ms;
+  };
+
+  mutable std::mutex mu_;
+  std::vector<ErrorRule> errors_;
+  std::vector<DropRule> drops_;
+  std::vector<LatencyRule> latencies_;
+  std::vector<std::string> history_;
+  Hooks hooks_;
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_FAULTS_H_

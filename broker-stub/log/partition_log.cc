@@ -1,0 +1,122 @@
+#include "log/partition_log.h"
+
+#include <algorithm>
+
+namespace exactly::broker {
+
+const StoredBatch& PartitionLog::Append(
+    std::string_view batch, const protocol::RecordBatchHeader& header,
+    int32_t leader_epoch) {
+  StoredBatch& stored = batches_.emplace_back();
+  stored.bytes.assign(batch);
+  stored.header = header;
+  stored.header.base_offset = log_end_offset_;
+  stored.header.partition_leader_epoch = leader_epoch;
+  protocol::SetBatchBaseOffset(stored.bytes.data(), log_end_offset_);
+  protocol::SetBatchLeaderEpoch(stored.bytes.data(), leader_epoch);
+  log_end_offset_ = stored.next_offset();
+  size_in_bytes_ += stored.bytes.size();
+  return stored;
+}
+
+void PartitionLog::Restore(std::string bytes,
+                           const protocol::RecordBatchHeader& header) {
+  if (batches_.empty())
+    log_start_offset_ = std::max(log_start_offset_, header.base_offset);
+  StoredBatch& stored = batches_.emplace_back();
+  stored.bytes = std::move(bytes);
+  stored.header = header;
+  log_end_offset_ = stored.next_offset();
+  high_watermark_ = log_end_offset_;
+  size_in_bytes_ += stored.bytes.size();
+}
+
+void PartitionLog::AdvanceHighWatermark(int64_t offset) {
+  high_watermark_ =
+      std::max(high_watermark_, std::min(offset, log_end_offset_));
+}
+
+size_t PartitionLog::FindBatch(int64_t offset) const {
+  auto it = std::partition_point(
+      batches_.begin(), batches_.end(),
+      [&](const StoredBatch& b) { return b.last_offset() < offset; });
+  return static_cast<size_t>(it - batches_.begin());
+}
+
+LogSlice PartitionLog::Read(int64_t offset, int64_t limit, size_t max_bytes,
+                            bool first_batch_always) const {
+  LogSlice slice;
+  for (size_t i = FindBatch(offset); i < batches_.size(); ++i) {
+    const StoredBatch& b = batches_[i];
+    if (b.base_offset() >= limit) break;
+    // A batch that straddles `limit` is not returned: readers may only see
+    // whole batches below the limit (the HWM or the LSO always falls on a batch
+    // boundary).
+    if (b.next_offset() > limit) break;
+    bool first = slice.batches.empty();
+    if (slice.bytes + b.bytes.size() > max_bytes &&
+        !(first && first_batch_always))
+      break;
+    slice.batches.push_back(b.bytes);
+    slice.bytes += b.bytes.size();
+    slice.next_offset = b.next_offset();
+  }
+  return slice;
+}
+
+std::optional<PartitionLog::TimestampOffset> PartitionLog::OffsetForTimestamp(
+    int64_t timestamp) const {
+  for (size_t i = FindBatch(log_start_offset_); i < batches_.size(); ++i) {
+    const StoredBatch& b = batches_[i];
+    if (b.next_offset() > high_watermark_) break;
+    if (b.header.max_timestamp < timestamp || b.header.is_control()) continue;
+    absl::StatusOr<std::vector<protocol::Record>> records =
+        protocol::DecodeRecords({b.header, b.bytes});
+    if (!records.ok())
+      continue;  // validated on append; unreadable only if corrupted later
+    for (const protocol::Record& r : *records) {
+      if (r.timestamp >= timestamp && r.offset >= log_start_offset_) {
+        return TimestampOffset{r.offset, r.timestamp};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> PartitionLog::DeleteBefore(int64_t offset) {
+  std::vector<int64_t> removed;
+  offset = std::min(offset, log_end_offset_);
+  while (!batches_.empty() && batches_.front().next_offset() <= offset) {
+    removed.push_back(batches_.front().base_offset());
+    size_in_bytes_ -= batches_.front().bytes.size();
+    batches_.pop_front();
+  }
+  log_start_offset_ = std::max(log_start_offset_, offset);
+  return removed;
+}
+
+int64_t PartitionLog::RetentionStartOffset(int64_t retain_bytes,
+                                           int64_t limit) const {
+  if (retain_bytes < 0 || size_in_bytes_ <= static_cast<size_t>(retain_bytes)) {
+    return log_start_offset_;
+  }
+  size_t size = size_in_bytes_;
+  int64_t start = log_start_offset_;
+  for (const StoredBatch& b : batches_) {
+    if (size <= static_cast<size_t>(retain_bytes) || b.next_offset() > limit)
+      break;
+    size -= b.bytes.size();
+    start = b.next_offset();
+  }
+  return start;
+}
+
+void PartitionLog::RestoreLogStartOffset(int64_t offset) {
+  log_start_offset_ = offset;
+  if (batches_.empty()) {
+    log_end_offset_ = std::max(log_end_offset_, offset);
+    high_watermark_ = std::max(high_watermark_, offset);
+  }
+}
+
+}  // namespace exactly::broker

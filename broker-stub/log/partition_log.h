@@ -1,0 +1,113 @@
+// One partition's log: record batches in offset order, as the producers sent
+// them (with the broker's base offset written in), plus the offsets that bound
+// what readers may see.
+//
+//   log_start_offset <= high_watermark <= log_end_offset
+//
+// The log end offset (LEO) is where the next append goes. The high watermark
+// (HWM) is the end of what is durable in the broker's store: appends become
+// visible to readers only when the store has committed them. Records below
+// log_start_offset were deleted (retention, DeleteRecords).
+#ifndef EXACTLY_BROKER_LOG_PARTITION_LOG_H_
+#define EXACTLY_BROKER_LOG_PARTITION_LOG_H_
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/record_batch.h"
+
+namespace exactly::broker {
+
+struct StoredBatch {
+  protocol::RecordBatchHeader header;  // base_offset is the broker-assigned one
+  std::string bytes;                   // the whole batch as stored and served
+
+  int64_t base_offset() const { return header.base_offset; }
+  int64_t last_offset() const { return header.last_offset(); }
+  int64_t next_offset() const { return header.last_offset() + 1; }
+};
+
+// What one read returned: slices viewing the log's batches, valid until the log
+// changes.
+struct LogSlice {
+  std::vector<std::string_view> batches;
+  size_t bytes = 0;
+  int64_t next_offset =
+      -1;  // offset after the last returned batch (-1 if none)
+};
+
+class PartitionLog {
+ public:
+  PartitionLog() = default;
+  PartitionLog(const PartitionLog&) = delete;
+  PartitionLog& operator=(const PartitionLog&) = delete;
+
+  int64_t log_start_offset() const { return log_start_offset_; }
+  int64_t log_end_offset() const { return log_end_offset_; }
+  int64_t high_watermark() const { return high_watermark_; }
+  size_t size_in_bytes() const { return size_in_bytes_; }
+  size_t batch_count() const { return batches_.size(); }
+  const std::deque<StoredBatch>& batches() const { return batches_; }
+
+  // Appends a validated batch at the log end: copies it, writes the base offset
+  // and leader epoch into the copy, and returns the stored batch.
+  const StoredBatch& Append(std::string_view batch,
+                            const protocol::RecordBatchHeader& header,
+                            int32_t leader_epoch);
+
+  // Restores a batch read back from the store at the offset it already carries.
+  void Restore(std::string bytes, const protocol::RecordBatchHeader& header);
+
+  // Makes everything below `offset` (at most the LEO) visible.
+  void AdvanceHighWatermark(int64_t offset);
+
+  // Reads whole batches holding offsets in [offset, limit): the batch
+  // containing `offset` first. Stops before a batch that would take the total
+  // over `max_bytes`, except that the first batch is returned whatever its size
+  // when `first_batch_always` (KIP-74: a consumer must be able to make progress
+  // past a batch larger than its fetch size).
+  LogSlice Read(int64_t offset, int64_t limit, size_t max_bytes,
+                bool first_batch_always) const;
+
+  // The offset of the first record whose timestamp is >= `timestamp`, and that
+  // timestamp; nullopt if every record is older. Searches records below the
+  // HWM.
+  struct TimestampOffset {
+    int64_t offset;
+    int64_t timestamp;
+  };
+  std::optional<TimestampOffset> OffsetForTimestamp(int64_t timestamp) const;
+
+  // Removes whole batches that lie entirely below `offset` and moves the log
+  // start to `offset` (DeleteRecords may move it into the middle of a batch;
+  // reads then start there). Returns the base offsets of the batches removed.
+  std::vector<int64_t> DeleteBefore(int64_t offset);
+
+  // Oldest batches that can go for size-based retention without crossing
+  // `limit`, keeping at most `retain_bytes`. Returns the new log start offset
+  // (unchanged when nothing goes).
+  int64_t RetentionStartOffset(int64_t retain_bytes, int64_t limit) const;
+
+  // Sets the start offset restored from the store (after DeleteRecords or
+  // retention).
+  void RestoreLogStartOffset(int64_t offset);
+
+ private:
+  // Index of the first batch whose last offset is >= offset (batches_.size() if
+  // none).
+  size_t FindBatch(int64_t offset) const;
+
+  std::deque<StoredBatch> batches_;
+  int64_t log_start_offset_ = 0;
+  int64_t log_end_offset_ = 0;
+  int64_t high_watermark_ = 0;
+  size_t size_in_bytes_ = 0;
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_LOG_PARTITION_LOG_H_

@@ -1,0 +1,97 @@
+// exactly-broker: the bundled Kafka-protocol broker as a program.
+//
+//   exactly-broker --port 0 [--data-dir DIR] [--default-partitions N]
+//   [--no-auto-create-topics]
+//
+// Prints "bootstrap.servers=127.0.0.1:PORT" on stdout once it serves, so
+// scripts can wait for that line. SIGTERM and SIGINT stop it cleanly.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "exactly/broker/broker.h"
+
+ABSL_FLAG(std::string, host, "127.0.0.1",
+          "Address to bind (and to advertise by default).");
+ABSL_FLAG(int32_t, port, 9092, "Port to listen on; 0 picks a free one.");
+ABSL_FLAG(std::string, advertised_host, "",
+          "Host clients are told to connect to.");
+ABSL_FLAG(
+    std::string, data_dir, "",
+    "Directory for durable state (RocksDB); empty keeps everything in memory.");
+ABSL_FLAG(int32_t, default_partitions, 1,
+          "Partitions of an automatically created topic.");
+ABSL_FLAG(bool, auto_create_topics, true,
+          "Create unknown topics when a client asks for their metadata.");
+ABSL_FLAG(int64_t, max_frame_bytes, 100 << 20,
+          "Largest request frame accepted.");
+ABSL_FLAG(int64_t, flush_messages, 0,
+          "fsync the log after this many records (0: no count trigger).");
+ABSL_FLAG(int64_t, flush_ms, 0,
+          "fsync the log at this interval in ms (0: no timer).");
+ABSL_FLAG(int32_t, node_id, 1, "This broker's node id.");
+ABSL_FLAG(bool, verbose, false, "Log every request.");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "The exactly bundled Kafka broker.\n"
+      "  exactly-broker --port 0 [--data-dir DIR] [--default-partitions N]\n"
+      "Prints bootstrap.servers=HOST:PORT on stdout when ready.");
+  absl::ParseCommandLine(argc, argv);
+
+  // Block the stop signals in every thread; the main thread waits for them
+  // below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  exactly::broker::BrokerOptions options;
+  options.host = absl::GetFlag(FLAGS_host);
+  int32_t port = absl::GetFlag(FLAGS_port);
+  if (port < 0 || port > 65535) {
+    std::fprintf(stderr, "exactly-broker: --port %d is not a port number\n",
+                 port);
+    return 2;
+  }
+  options.port = static_cast<uint16_t>(port);
+  options.advertised_host = absl::GetFlag(FLAGS_advertised_host);
+  options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  options.default_partitions = absl::GetFlag(FLAGS_default_partitions);
+  options.auto_create_topics = absl::GetFlag(FLAGS_auto_create_topics);
+  options.max_frame_bytes = absl::GetFlag(FLAGS_max_frame_bytes);
+  options.flush.every_messages = absl::GetFlag(FLAGS_flush_messages);
+  options.flush.every_ms = absl::GetFlag(FLAGS_flush_ms);
+  options.node_id = absl::GetFlag(FLAGS_node_id);
+  options.verbose = absl::GetFlag(FLAGS_verbose);
+  if (options.default_partitions < 1) {
+    std::fprintf(stderr,
+                 "exactly-broker: --default-partitions must be at least 1\n");
+    return 2;
+  }
+
+  auto broker = exactly::broker::Broker::Start(options);
+  if (!broker.ok()) {
+    std::fprintf(stderr, "exactly-broker: %s\n",
+                 std::string(broker.status().message()).c_str());
+    return 1;
+  }
+  std::printf("bootstrap.servers=%s\n", (*broker)->bootstrap_servers().c_str());
+  std::fflush(stdout);
+
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  std::fprintf(stderr, "exactly-broker: stopping on signal %d\n", signal);
+  absl::Status s = (*broker)->Stop();
+  if (!s.ok()) {
+    std::fprintf(stderr, "exactly-broker: %s\n",
+                 std::string(s.message()).c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,162 @@
+#include "server/connection.h"
+
+#include <asio/read.hpp>
+#include <asio/write.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "util/logging.h"
+
+namespace exactly::broker {
+
+namespace {
+// Requests read ahead of their responses on one connection. Past this the
+// connection stops reading until responses drain, which bounds the memory a
+// pipelining client can tie up.
+constexpr size_t kMaxPendingResponses = 64;
+}  // namespace
+
+Connection::Connection(asio::ip::tcp::socket socket, uint64_t id,
+                       int64_t max_frame_bytes, RequestFn on_request,
+                       ClosedFn on_closed)
+    : socket_(std::move(socket)),
+      id_(id),
+      max_frame_bytes_(max_frame_bytes),
+      on_request_(std::move(on_request)),
+      on_closed_(std::move(on_closed)) {
+  asio::error_code ec;
+  auto endpoint = socket_.remote_endpoint(ec);
+  peer_ =
+      ec ? "unknown"
+         : absl::StrCat(endpoint.address().to_string(), ":", endpoint.port());
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+}
+
+Connection::~Connection() = default;
+
+void Connection::Start() { ReadSize(); }
+
+void Connection::ReadSize() {
+  asio::async_read(
+      socket_, asio::buffer(size_buf_, sizeof size_buf_),
+      [self = shared_from_this()](const asio::error_code& ec, size_t) {
+        if (ec) {
+          self->Close(ec == asio::error::eof ? "" : ec.message());
+          return;
+        }
+        int32_t size = static_cast<int32_t>(
+            (uint32_t{self->size_buf_[0]} << 24) |
+            (uint32_t{self->size_buf_[1]} << 16) |
+            (uint32_t{self->size_buf_[2]} << 8) | uint32_t{self->size_buf_[3]});
+        if (size <= 0 || size > self->max_frame_bytes_) {
+          // Refused before anything is allocated for it.
+          self->Close(absl::StrCat("refused a frame of ", size,
+                                   " bytes (limit ", self->max_frame_bytes_,
+                                   ")"));
+          return;
+        }
+        self->ReadBody(static_cast<uint32_t>(size));
+      });
+}
+
+void Connection::ReadBody(uint32_t size) {
+  request_.resize(size);
+  asio::async_read(
+      socket_, asio::buffer(request_.data(), size),
+      [self = shared_from_this()](const asio::error_code& ec, size_t) {
+        if (ec) {
+          self->Close(absl::StrCat("truncated frame: ", ec.message()));
+          return;
+        }
+        uint64_t slot = self->next_slot_++;
+        self->slots_.push_back(Slot{slot});
+        self->on_request_(self, std::move(self->request_), slot);
+        self->request_.clear();
+        if (self->closed_) return;
+        if (self->slots_.size() >= kMaxPendingResponses) {
+          self->reading_paused_ = true;
+        } else {
+          self->ReadSize();
+        }
+      });
+}
+
+void Connection::Complete(uint64_t slot, std::string frame, bool has_response,
+                          int32_t delay_ms) {
+  if (closed_) return;
+  if (delay_ms <= 0) {
+    MarkReady(slot, std::move(frame), has_response);
+    return;
+  }
+  auto timer = std::make_shared<asio::steady_timer>(socket_.get_executor());
+  timer->expires_after(std::chrono::milliseconds(delay_ms));
+  timer->async_wait([self = shared_from_this(), timer, slot,
+                     frame = std::move(frame),
+                     has_response](const asio::error_code&) mutable {
+    self->MarkReady(slot, std::move(frame), has_response);
+  });
+}
+
+void Connection::MarkReady(uint64_t slot, std::string frame,
+                           bool has_response) {
+  if (closed_) return;
+  for (Slot& s : slots_) {
+    if (s.id != slot) continue;
+    s.ready = true;
+    s.has_response = has_response;
+    s.frame = std::move(frame);
+    if (has_response) {
+      uint32_t size = static_cast<uint32_t>(s.frame.size() - 4);
+      for (int i = 0; i < 4; ++i)
+        s.frame[i] = static_cast<char>(size >> (24 - 8 * i));
+    }
+    break;
+  }
+  WriteReady();
+}
+
+void Connection::WriteReady() {
+  if (closed_ || write_in_progress_) return;
+  while (!slots_.empty() && slots_.front().ready) {
+    if (slots_.front().has_response)
+      writing_.push_back(std::move(slots_.front().frame));
+    slots_.pop_front();
+  }
+  MaybeResumeReading();
+  if (writing_.empty()) return;
+  write_in_progress_ = true;
+  std::vector<asio::const_buffer> buffers;
+  buffers.reserve(writing_.size());
+  for (const std::string& f : writing_) buffers.push_back(asio::buffer(f));
+  asio::async_write(
+      socket_, buffers,
+      [self = shared_from_this()](const asio::error_code& ec, size_t) {
+        self->write_in_progress_ = false;
+        self->writing_.clear();
+        if (ec) {
+          self->Close(ec.message());
+          return;
+        }
+        self->WriteReady();
+      });
+}
+
+void Connection::MaybeResumeReading() {
+  if (reading_paused_ && !closed_ && slots_.size() < kMaxPendingResponses / 2) {
+    reading_paused_ = false;
+    ReadSize();
+  }
+}
+
+void Connection::Close(std::string_view reason) {
+  if (closed_) return;
+  closed_ = true;
+  if (!reason.empty())
+    LogInfo("closing connection from ", peer_, ": ", std::string(reason));
+  asio::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  slots_.clear();
+  if (on_closed_) on_closed_(id_);
+}
+
+}  // namespace exactly::broker

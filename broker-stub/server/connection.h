@@ -1,0 +1,79 @@
+// One client connection: reads size-prefixed request frames, hands each to the
+// dispatcher, and writes responses strictly in request order, as Kafka clients
+// require, even when a later request is answered before an earlier one that
+// waits (a long-poll fetch).
+#ifndef EXACTLY_BROKER_SERVER_CONNECTION_H_
+#define EXACTLY_BROKER_SERVER_CONNECTION_H_
+
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/responder.h"
+
+namespace exactly::broker {
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  // Called with each complete request (size prefix removed) and the responder
+  // for it.
+  using RequestFn = std::function<void(std::shared_ptr<Connection>,
+                                       std::string request, uint64_t slot)>;
+  // Called once when the connection closes.
+  using ClosedFn = std::function<void(uint64_t id)>;
+
+  Connection(asio::ip::tcp::socket socket, uint64_t id, int64_t max_frame_bytes,
+             RequestFn on_request, ClosedFn on_closed);
+  ~Connection();
+
+  void Start();
+  uint64_t id() const { return id_; }
+  const std::string& peer() const { return peer_; }
+  bool closed() const { return closed_; }
+
+  // The response for `slot`: a whole frame (size prefix included, filled in
+  // here), or nothing for a request without a response. `delay_ms` holds it
+  // back (injected latency).
+  void Complete(uint64_t slot, std::string frame, bool has_response,
+                int32_t delay_ms);
+  void Close(std::string_view reason);
+
+ private:
+  struct Slot {
+    uint64_t id;
+    bool ready = false;
+    bool has_response = false;
+    std::string frame;
+  };
+
+  void ReadSize();
+  void ReadBody(uint32_t size);
+  void MarkReady(uint64_t slot, std::string frame, bool has_response);
+  void WriteReady();
+  void MaybeResumeReading();
+
+  asio::ip::tcp::socket socket_;
+  uint64_t id_;
+  int64_t max_frame_bytes_;
+  RequestFn on_request_;
+  ClosedFn on_closed_;
+  std::string peer_;
+  unsigned char size_buf_[4];
+  std::string request_;
+  std::deque<Slot> slots_;
+  uint64_t next_slot_ = 0;
+  std::vector<std::string> writing_;
+  bool write_in_progress_ = false;
+  bool reading_paused_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_SERVER_CONNECTION_H_

@@ -1,0 +1,55 @@
+// The listening socket and the set of open connections. Everything runs on the
+// broker's event-loop thread.
+#ifndef EXACTLY_BROKER_SERVER_SERVER_H_
+#define EXACTLY_BROKER_SERVER_SERVER_H_
+
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "server/connection.h"
+
+namespace exactly::broker {
+
+class Server {
+ public:
+  Server(asio::io_context& io, int64_t max_frame_bytes,
+         Connection::RequestFn on_request);
+  ~Server();
+
+  // Binds and starts accepting. Port 0 picks a free port; port() tells which.
+  absl::Status Listen(const std::string& host, uint16_t port);
+  uint16_t port() const { return port_; }
+
+  void CloseAllConnections(std::string_view reason);
+  // Closes the listening socket and every connection for `ms`, then listens
+  // again on the same port: clients see "connection refused", as with a broker
+  // that is down.
+  void RefuseConnectionsFor(int32_t ms);
+  // Stops accepting and closes every connection.
+  void Stop();
+  size_t connection_count() const { return connections_.size(); }
+
+ private:
+  void Accept();
+
+  asio::io_context& io_;
+  int64_t max_frame_bytes_;
+  Connection::RequestFn on_request_;
+  asio::ip::tcp::acceptor acceptor_;
+  asio::steady_timer down_timer_;
+  std::string host_;
+  uint16_t port_ = 0;
+  uint64_t next_connection_id_ = 1;
+  std::map<uint64_t, std::weak_ptr<Connection>> connections_;
+  bool stopped_ = false;
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_SERVER_SERVER_H_

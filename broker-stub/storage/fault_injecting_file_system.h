@@ -1,0 +1,85 @@
+// A RocksDB file system that can lose what was never synced, and can run out of
+// space.
+//
+// Power loss: an OS keeps written data in its page cache until fsync; a power
+// cut loses that. This wrapper remembers, per file, how many bytes had been
+// synced; DropUnsyncedData() cuts every file back to that size, which is what
+// the disk would hold after the cut. RocksDB then recovers from those files as
+// it would after a real power loss.
+//
+// Disk full: SetNoSpace(true) makes every write and sync fail with RocksDB's
+// NoSpace error.
+#ifndef EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_
+#define EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_
+
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace exactly::broker {
+
+class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  explicit FaultInjectingFileSystem(std::shared_ptr<rocksdb::FileSystem> base);
+  const char* Name() const override { return "FaultInjectingFileSystem"; }
+
+  // An Env using this file system, for rocksdb::Options::env.
+  static std::unique_ptr<rocksdb::Env> NewEnv(
+      std::shared_ptr<FaultInjectingFileSystem> fs);
+
+  // Cuts every file written through this file system back to its last synced
+  // size. Call it with the database closed.
+  absl::Status DropUnsyncedData();
+
+  void SetNoSpace(bool no_space) { no_space_.store(no_space); }
+  bool no_space() const { return no_space_.load(); }
+
+  rocksdb::IOStatus NewWritableFile(
+      const std::string& fname, const rocksdb::FileOptions& opts,
+      std::unique_ptr<rocksdb::FSWritableFile>* result,
+      rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus ReopenWritableFile(
+      const std::string& fname, const rocksdb::FileOptions& opts,
+      std::unique_ptr<rocksdb::FSWritableFile>* result,
+      rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus ReuseWritableFile(
+      const std::string& fname, const std::string& old_fname,
+      const rocksdb::FileOptions& opts,
+      std::unique_ptr<rocksdb::FSWritableFile>* result,
+      rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus DeleteFile(const std::string& fname,
+                               const rocksdb::IOOptions& options,
+                               rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus RenameFile(const std::string& src,
+                               const std::string& target,
+                               const rocksdb::IOOptions& options,
+                               rocksdb::IODebugContext* dbg) override;
+
+  // ---- Used by the file wrappers. ----
+  void OnAppend(const std::string& fname, uint64_t bytes);
+  void OnSync(const std::string& fname);
+
+ private:
+  struct FileState {
+    uint64_t size = 0;
+    uint64_t synced = 0;
+  };
+  rocksdb::IOStatus Wrap(const std::string& fname, rocksdb::IOStatus s,
+                         uint64_t initial_size,
+                         std::unique_ptr<rocksdb::FSWritableFile>* result);
+
+  std::mutex mu_;
+  std::map<std::string, FileState> files_;
+  std::atomic<bool> no_space_{false};
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_

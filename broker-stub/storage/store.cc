@@ -1,0 +1,119 @@
+#include "storage/store.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+
+namespace exactly::broker {
+
+namespace {
+
+absl::Status FromRocks(const rocksdb::Status& s, std::string_view what) {
+  if (s.ok()) return absl::OkStatus();
+  std::string message = absl::StrCat(std::string(what), ": ", s.ToString());
+  if (s.IsNotFound()) return absl::NotFoundError(message);
+  if (s.IsCorruption()) return absl::DataLossError(message);
+  if (s.IsBusy() || s.IsIOError()) return absl::UnavailableError(message);
+  return absl::InternalError(message);
+}
+
+rocksdb::Slice ToSlice(std::string_view s) {
+  return rocksdb::Slice(s.data(), s.size());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.dir, ec);
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot create data dir ", options.dir, ": ", ec.message()));
+  }
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  if (options.env != nullptr) o.env = options.env;
+  // The broker keeps its logs in memory and reads the database only at
+  // start-up, so the database is tuned for writing: modest memtables, no
+  // compression of already-compact batches.
+  o.write_buffer_size = 16 << 20;
+  o.max_write_buffer_number = 3;
+  o.compression = rocksdb::kNoCompression;
+  o.max_open_files = 256;
+  o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(o, options.dir, &db);
+  if (!s.ok())
+    return FromRocks(s, absl::StrCat("opening the store in ", options.dir));
+  std::unique_ptr<Store> store(new Store());
+  store->db_.reset(db);
+  store->staged_ = std::make_unique<rocksdb::WriteBatch>();
+  return store;
+}
+
+Store::~Store() {
+  if (db_) db_->Close().PermitUncheckedError();
+}
+
+void Store::Put(std::string_view key, std::string_view value) {
+  staged_->Put(ToSlice(key), ToSlice(value)).PermitUncheckedError();
+}
+
+void Store::Delete(std::string_view key) {
+  staged_->Delete(ToSlice(key)).PermitUncheckedError();
+}
+
+void Store::DeletePrefix(std::string_view prefix) {
+  // Every key of this store is shorter than 64 KiB, so prefix + 0xff... bounds
+  // the range.
+  std::string end(prefix);
+  end.append(std::string(65536, '\xff'));
+  staged_->DeleteRange(ToSlice(prefix), ToSlice(end)).PermitUncheckedError();
+}
+
+bool Store::HasStagedWrites() const { return staged_->Count() > 0; }
+
+size_t Store::staged_bytes() const { return staged_->GetDataSize(); }
+
+absl::Status Store::Commit() {
+  if (staged_->Count() == 0) return absl::OkStatus();
+  rocksdb::WriteOptions w;
+  rocksdb::Status s = db_->Write(w, staged_.get());
+  staged_->Clear();
+  return FromRocks(s, "writing to the store");
+}
+
+absl::Status Store::Sync() {
+  return FromRocks(db_->SyncWAL(), "syncing the store's WAL");
+}
+
+absl::StatusOr<std::string> Store::Get(std::string_view key) const {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), ToSlice(key), &value);
+  if (!s.ok()) return FromRocks(s, "reading the store");
+  return value;
+}
+
+absl::Status Store::ScanPrefix(
+    std::string_view prefix,
+    const std::function<absl::Status(std::string_view, std::string_view)>& fn)
+    const {
+  rocksdb::ReadOptions r;
+  r.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(r));
+  for (it->Seek(ToSlice(prefix)); it->Valid(); it->Next()) {
+    rocksdb::Slice k = it->key();
+    std::string_view key(k.data(), k.size());
+    if (key.substr(0, prefix.size()) != prefix) break;
+    rocksdb::Slice v = it->value();
+    absl::Status s = fn(key, std::string_view(v.data(), v.size()));
+    if (!s.ok()) return s;
+  }
+  return FromRocks(it->status(), "scanning the store");
+}
+
+}  // namespace exactly::broker
