@@ -305,6 +305,37 @@ class Encoder {
   bool flexible_;
 };
 
+// For the few fields whose nullability changes with the version (JoinGroup's
+// ProtocolName from v7, Metadata's topics from v1, ...). A string that may be
+// null only where `nullable`. Elsewhere a null on the wire fails decoding, and
+// a null value is written as "", which is what Kafka's broker sends in its
+// place.
+template <class Io>
+void StringNullableIf(Io& io, std::optional<std::string>& v, bool nullable) {
+  if (nullable) {
+    io.NullableString(v);
+  } else if constexpr (Io::kDecoding) {
+    io.String(v.emplace());
+  } else {
+    io.String(v ? *v : std::string());
+  }
+}
+
+// An array that may be null only where `nullable`. Elsewhere a null on the wire
+// fails decoding, and a null value is written as an empty array (the encoder
+// has no way to fail; callers must not ask for "all" in such a version).
+template <class Io, class T, class F>
+void ArrayNullableIf(Io& io, std::optional<std::vector<T>>& v, bool nullable,
+                     F&& each) {
+  if (nullable) {
+    io.NullableArray(v, std::forward<F>(each));
+  } else if constexpr (Io::kDecoding) {
+    io.Array(v.emplace(), std::forward<F>(each));
+  } else {
+    io.Array(v ? *v : std::vector<T>(), std::forward<F>(each));
+  }
+}
+
 // Encodes `message` (a struct with a Serde member template) at `version` of its
 // API.
 template <class M>

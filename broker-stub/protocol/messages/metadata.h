@@ -38,12 +38,8 @@ struct MetadataRequest {
       io.String(t.name);
       io.TaggedFields(t.tagged_fields);
     };
-    if (v == 0) {
-      if constexpr (Io::kDecoding) topics.emplace();
-      io.Array(*topics, topic);
-    } else {
-      io.NullableArray(topics, topic);
-    }
+    // v0 cannot say null: an empty array asks for every topic there.
+    ArrayNullableIf(io, topics, v >= 1, topic);
     if (v >= 4) io.Bool(allow_auto_topic_creation);
     if (v >= 8) {
       io.Bool(include_cluster_authorized_operations);
