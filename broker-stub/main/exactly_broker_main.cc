@@ -7,7 +7,8 @@
 // scripts can wait for that line. SIGTERM and SIGINT stop it cleanly.
 #include <csignal>
 #include <cstdio>
-#include <iostream>
+#include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -35,12 +36,39 @@ ABSL_FLAG(int64_t, flush_ms, 0,
 ABSL_FLAG(int32_t, node_id, 1, "This broker's node id.");
 ABSL_FLAG(bool, verbose, false, "Log every request.");
 
+namespace {
+
+// Kafka-style dashed flags (--data-dir, --no-auto-create-topics) become
+// Abseil's spelling
+// (--data_dir, --noauto_create_topics); both are accepted.
+std::vector<std::string> NormalizeFlags(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string& a = args[i];
+    if (a == "--") break;
+    if (a.rfind("--", 0) != 0) continue;
+    size_t end = a.find('=');
+    if (end == std::string::npos) end = a.size();
+    std::string name = a.substr(2, end - 2);
+    if (name.rfind("no-", 0) == 0) name = "no" + name.substr(3);
+    for (char& c : name) c = c == '-' ? '_' : c;
+    a = "--" + name + a.substr(end);
+  }
+  return args;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "The exactly bundled Kafka broker.\n"
       "  exactly-broker --port 0 [--data-dir DIR] [--default-partitions N]\n"
       "Prints bootstrap.servers=HOST:PORT on stdout when ready.");
-  absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> normalized = NormalizeFlags(argc, argv);
+  std::vector<char*> normalized_argv;
+  for (std::string& a : normalized) normalized_argv.push_back(a.data());
+  absl::ParseCommandLine(static_cast<int>(normalized_argv.size()),
+                         normalized_argv.data());
 
   // Block the stop signals in every thread; the main thread waits for them
   // below.
