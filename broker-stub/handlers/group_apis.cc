@@ -1,0 +1,10 @@
+// The group APIs and the versions this broker advertises for them.
+#include "handlers/api_table.h"
+#include "handlers/decoded.h"
+#include "handlers/handlers.h"
+
+namespace exactly::broker {
+
+std::vector<ApiHandler> GroupApis() { return {}; }
+
+}  // namespace exactly::broker
