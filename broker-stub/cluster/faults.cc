@@ -85,12 +85,31 @@ void Faults::BrokerDown(int32_t duration_ms) {
   if (hook) hook(duration_ms);
 }
 
+void Faults::HoldTransactionMarkers(int count) {
+  Record(absl::StrCat("armed: hold the markers of the next ", count,
+                      " transaction(s) after PrepareCommit/PrepareAbort"));
+  std::lock_guard<std::mutex> lock(mu_);
+  hold_markers_ = count;
+}
+
+bool Faults::TakeHoldTransactionMarkers() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (hold_markers_ == 0) return false;
+    if (hold_markers_ > 0) --hold_markers_;
+  }
+  Record(
+      "holding a transaction's markers after its Prepare state was persisted");
+  return true;
+}
+
 void Faults::Clear() {
   Record("cleared every pending fault");
   std::lock_guard<std::mutex> lock(mu_);
   errors_.clear();
   drops_.clear();
   latencies_.clear();
+  hold_markers_ = 0;
 }
 
 std::vector<std::string> Faults::History() const {

@@ -2,6 +2,7 @@
 // transactional id the transaction coordinator answers (one id per
 // transactional id, epochs that fence zombies).
 #include "handlers/handlers.h"
+#include "txn/transaction_coordinator.h"
 
 namespace exactly::broker {
 
@@ -19,13 +20,16 @@ void HandleInitProducerId(BrokerState& b, const RequestHeader& h,
     return;
   }
   if (request.transactional_id.has_value()) {
-    if (request.transactional_id->empty()) {
-      response.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
-    } else {
-      response.error_code =
-          static_cast<int16_t>(ErrorCode::kCoordinatorNotAvailable);
-    }
-    r.Send(response);
+    b.transactions().InitProducerId(
+        *request.transactional_id, request.transaction_timeout_ms,
+        request.producer_id, request.producer_epoch, h.api_version,
+        [r = std::move(r)](TransactionCoordinator::InitResult result) mutable {
+          protocol::InitProducerIdResponse response;
+          response.error_code = result.error.code_value();
+          response.producer_id = result.producer_id;
+          response.producer_epoch = result.producer_epoch;
+          r.Send(response);
+        });
     return;
   }
   // An idempotent producer always gets a new id at epoch 0, as Kafka does, even

@@ -49,6 +49,12 @@ class Faults {
   // `duration_ms`.
   void BrokerDown(int32_t duration_ms);
 
+  // Stops the transaction coordinator after it has persisted
+  // PrepareCommit/PrepareAbort and answered EndTxn, before it writes the
+  // markers, for the next `count` transactions: the broker then looks as if it
+  // crashed at that point until it is restarted, when it finishes the markers.
+  void HoldTransactionMarkers(int count = 1);
+
   // Removes every fault still pending.
   void Clear();
 
@@ -68,6 +74,7 @@ class Faults {
   // Whether this Produce request's response is to be dropped.
   bool TakeDropProduceResponse(const std::vector<std::string>& topics);
   int32_t LatencyFor(int16_t api_key) const;
+  bool TakeHoldTransactionMarkers();
   void Record(std::string what);
 
  private:
@@ -91,6 +98,7 @@ class Faults {
   std::vector<ErrorRule> errors_;
   std::vector<DropRule> drops_;
   std::vector<LatencyRule> latencies_;
+  int hold_markers_ = 0;
   std::vector<std::string> history_;
   Hooks hooks_;
 };

@@ -1,0 +1,26 @@
+// AddOffsetsToTxn: a transactional producer will commit a consumer group's
+// offsets in its transaction (TxnOffsetCommit follows, to the group
+// coordinator).
+#include "handlers/transaction_handlers.h"
+#include "txn/transaction_coordinator.h"
+
+namespace exactly::broker {
+
+void HandleAddOffsetsToTxn(BrokerState& b, const protocol::RequestHeader& h,
+                           protocol::AddOffsetsToTxnRequest& request,
+                           Responder r) {
+  auto answer = [r = std::move(r)](ApiError error) mutable {
+    protocol::AddOffsetsToTxnResponse response;
+    response.error_code = error.code_value();
+    r.Send(response);
+  };
+  if (auto injected = b.faults().TakeError(h.api_key)) {
+    answer(Error(static_cast<protocol::ErrorCode>(*injected)));
+    return;
+  }
+  b.transactions().AddOffsets(request.transactional_id, request.producer_id,
+                              request.producer_epoch, h.api_version,
+                              request.group_id, std::move(answer));
+}
+
+}  // namespace exactly::broker

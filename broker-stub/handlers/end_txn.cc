@@ -1,0 +1,24 @@
+// EndTxn: commit or abort the producer's transaction (markers follow the
+// answer).
+#include "handlers/transaction_handlers.h"
+#include "txn/transaction_coordinator.h"
+
+namespace exactly::broker {
+
+void HandleEndTxn(BrokerState& b, const protocol::RequestHeader& h,
+                  protocol::EndTxnRequest& request, Responder r) {
+  auto answer = [r = std::move(r)](ApiError error) mutable {
+    protocol::EndTxnResponse response;
+    response.error_code = error.code_value();
+    r.Send(response);
+  };
+  if (auto injected = b.faults().TakeError(h.api_key)) {
+    answer(Error(static_cast<protocol::ErrorCode>(*injected)));
+    return;
+  }
+  b.transactions().EndTxn(request.transactional_id, request.producer_id,
+                          request.producer_epoch, h.api_version,
+                          request.committed, std::move(answer));
+}
+
+}  // namespace exactly::broker

@@ -1,0 +1,26 @@
+// Handlers of the transaction APIs (the coordinator is
+// txn/transaction_coordinator.h).
+#ifndef EXACTLY_BROKER_HANDLERS_TRANSACTION_HANDLERS_H_
+#define EXACTLY_BROKER_HANDLERS_TRANSACTION_HANDLERS_H_
+
+#include "cluster/broker_state.h"
+#include "protocol/messages/add_offsets_to_txn.h"
+#include "protocol/messages/add_partitions_to_txn.h"
+#include "protocol/messages/end_txn.h"
+#include "protocol/request_header.h"
+#include "server/responder.h"
+
+namespace exactly::broker {
+
+void HandleAddPartitionsToTxn(BrokerState& b, const protocol::RequestHeader& h,
+                              protocol::AddPartitionsToTxnRequest& request,
+                              Responder r);
+void HandleAddOffsetsToTxn(BrokerState& b, const protocol::RequestHeader& h,
+                           protocol::AddOffsetsToTxnRequest& request,
+                           Responder r);
+void HandleEndTxn(BrokerState& b, const protocol::RequestHeader& h,
+                  protocol::EndTxnRequest& request, Responder r);
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_HANDLERS_TRANSACTION_HANDLERS_H_

@@ -1,0 +1,411 @@
+#include "txn/transaction_coordinator.h"
+
+#include "absl/strings/str_cat.h"
+#include "cluster/appender.h"
+#include "cluster/broker_state.h"
+#include "storage/keys.h"
+#include "util/logging.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+
+constexpr std::string_view kCoordinatorEpochKey = "txn_coordinator_epoch";
+// Kafka moves to a new producer id rather than let the epoch reach
+// Short.MAX_VALUE.
+constexpr int16_t kMaxEpoch = 32766;
+
+ApiError Concurrent(const TxnMetadata& m) {
+  return Error(
+      ErrorCode::kConcurrentTransactions,
+      absl::StrCat("transaction '", m.transactional_id, "' is in state ",
+                   std::string(TxnStateName(m.state))));
+}
+
+ApiError Fenced(int16_t version, int16_t fenced_code_version,
+                std::string message) {
+  return Error(version >= fenced_code_version
+                   ? ErrorCode::kProducerFenced
+                   : ErrorCode::kInvalidProducerEpoch,
+               std::move(message));
+}
+
+}  // namespace
+
+TransactionCoordinator::TransactionCoordinator(
+    BrokerState& broker, CompleteGroupOffsets complete_group_offsets)
+    : b_(broker),
+      complete_group_offsets_(std::move(complete_group_offsets)),
+      timeout_timer_(broker.io()) {}
+
+TransactionCoordinator::~TransactionCoordinator() { timeout_timer_.cancel(); }
+
+absl::Status TransactionCoordinator::Load() {
+  Store* store = b_.store();
+  if (store == nullptr) return absl::OkStatus();
+  absl::Status s = store->ScanPrefix(
+      keys::TransactionPrefix(),
+      [&](std::string_view key, std::string_view value) {
+        std::string id(key.substr(1));
+        absl::StatusOr<TxnMetadata> m = DeserializeTxnMetadata(id, value);
+        if (!m.ok()) return m.status();
+        transactions_[id] = std::move(*m);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+  // Each run of the coordinator has a new epoch; markers carry it.
+  if (absl::StatusOr<std::string> v =
+          store->Get(keys::Meta(kCoordinatorEpochKey));
+      v.ok()) {
+    coordinator_epoch_ =
+        static_cast<int32_t>(keys::ReadBigEndian(*v, 0, 4)) + 1;
+  }
+  std::string epoch;
+  keys::AppendBigEndian(&epoch, static_cast<uint32_t>(coordinator_epoch_), 4);
+  store->Put(keys::Meta(kCoordinatorEpochKey), epoch);
+  return absl::OkStatus();
+}
+
+void TransactionCoordinator::Start() {
+  for (auto& [id, m] : transactions_) {
+    if (m.state == TxnState::kPrepareEpochFence)
+      m.state = TxnState::kPrepareAbort;
+    if (m.state == TxnState::kPrepareCommit ||
+        m.state == TxnState::kPrepareAbort) {
+      LogInfo("transaction '", id, "' was left in ",
+              std::string(TxnStateName(m.state)), ": writing its markers now");
+      WriteMarkers(id);
+    }
+  }
+  b_.commits().CommitSoon();
+  ScheduleTimeoutCheck();
+}
+
+const TxnMetadata* TransactionCoordinator::Find(
+    const std::string& transactional_id) const {
+  auto it = transactions_.find(transactional_id);
+  return it == transactions_.end() ? nullptr : &it->second;
+}
+
+void TransactionCoordinator::Persist(const TxnMetadata& m) {
+  if (Store* store = b_.store()) {
+    store->Put(keys::Transaction(m.transactional_id), SerializeTxnMetadata(m));
+  }
+}
+
+ApiError TransactionCoordinator::CheckProducer(
+    const TxnMetadata* m, int64_t producer_id, int16_t producer_epoch,
+    int16_t version, int16_t fenced_code_version) const {
+  if (m == nullptr || m->producer_id != producer_id) {
+    return Error(ErrorCode::kInvalidProducerIdMapping,
+                 absl::StrCat("producer id ", producer_id,
+                              " does not belong to this transactional id"));
+  }
+  if (m->producer_epoch != producer_epoch) {
+    return Fenced(version, fenced_code_version,
+                  absl::StrCat("producer epoch ", producer_epoch, " of '",
+                               m->transactional_id, "' is fenced by epoch ",
+                               m->producer_epoch));
+  }
+  return {};
+}
+
+void TransactionCoordinator::BeginIfIdle(TxnMetadata& m) {
+  if (m.state == TxnState::kOngoing) return;
+  m.state = TxnState::kOngoing;
+  m.partitions.clear();
+  m.groups.clear();
+  m.start_ms = b_.NowMs();
+}
+
+void TransactionCoordinator::InitProducerId(
+    const std::string& transactional_id, int32_t timeout_ms,
+    int64_t expected_producer_id, int16_t expected_epoch, int16_t version,
+    absl::AnyInvocable<void(InitResult)> done) {
+  auto fail = [&](ApiError error) { done(InitResult{std::move(error)}); };
+  if (transactional_id.empty()) {
+    return fail(Error(ErrorCode::kInvalidRequest, "empty transactional id"));
+  }
+  if (timeout_ms <= 0 || timeout_ms > b_.options().transaction_max_timeout_ms) {
+    return fail(Error(
+        ErrorCode::kInvalidTransactionTimeout,
+        absl::StrCat("transaction timeout ", timeout_ms, " ms is not in (0, ",
+                     b_.options().transaction_max_timeout_ms, "]")));
+  }
+  bool has_expected = expected_producer_id >= 0;
+  auto it = transactions_.find(transactional_id);
+  if (it == transactions_.end()) {
+    if (has_expected) {
+      return fail(Fenced(version, 4,
+                         "no producer id is known for this transactional id"));
+    }
+    TxnMetadata& m = transactions_[transactional_id];
+    m.transactional_id = transactional_id;
+    m.producer_id = b_.AllocateProducerId();
+    m.producer_epoch = 0;
+    m.timeout_ms = timeout_ms;
+    m.state = TxnState::kEmpty;
+    m.last_update_ms = b_.NowMs();
+    Persist(m);
+  } else {
+    TxnMetadata& m = it->second;
+    if (m.InPrepare()) return fail(Concurrent(m));
+    if (has_expected && !(expected_producer_id == m.producer_id &&
+                          (expected_epoch == m.producer_epoch ||
+                           expected_epoch == m.last_producer_epoch))) {
+      return fail(Fenced(
+          version, 4,
+          absl::StrCat("producer ", expected_producer_id, " epoch ",
+                       expected_epoch, " is not the current instance of '",
+                       transactional_id, "'")));
+    }
+    if (m.state == TxnState::kOngoing) {
+      // A new instance while the old one's transaction is open: fence the old
+      // one and abort its transaction; the new instance retries and finds it
+      // aborted.
+      FenceAndAbort(m, "a new producer instance initialised");
+      b_.commits().AfterCommit(
+          [done = std::move(done), m_copy = m](const absl::Status&) mutable {
+            done(InitResult{Concurrent(m_copy)});
+          });
+      return;
+    }
+    bool is_retry = has_expected && expected_epoch == m.last_producer_epoch &&
+                    expected_epoch != m.producer_epoch;
+    if (!is_retry) {
+      if (m.producer_epoch >= kMaxEpoch) {
+        m.producer_id = b_.AllocateProducerId();
+        m.last_producer_epoch = -1;
+        m.producer_epoch = 0;
+      } else {
+        m.last_producer_epoch = m.producer_epoch;
+        ++m.producer_epoch;
+      }
+    }
+    m.timeout_ms = timeout_ms;
+    m.state = TxnState::kEmpty;
+    m.partitions.clear();
+    m.groups.clear();
+    m.last_update_ms = b_.NowMs();
+    Persist(m);
+  }
+  const TxnMetadata& m = transactions_[transactional_id];
+  LogDebug("InitProducerId '", transactional_id, "': producer ", m.producer_id,
+           " epoch ", m.producer_epoch);
+  b_.commits().AfterCommit(
+      [done = std::move(done), pid = m.producer_id,
+       epoch = m.producer_epoch](const absl::Status& s) mutable {
+        if (!s.ok()) {
+          done(InitResult{
+              Error(ErrorCode::kKafkaStorageError, std::string(s.message()))});
+          return;
+        }
+        done(InitResult{{}, pid, epoch});
+      });
+}
+
+void TransactionCoordinator::AddPartitions(
+    const std::string& transactional_id, int64_t producer_id,
+    int16_t producer_epoch, int16_t version,
+    const std::vector<std::pair<std::string, int32_t>>& partitions,
+    absl::AnyInvocable<void(PartitionErrors)> done) {
+  PartitionErrors results;
+  auto answer_all = [&](const ApiError& error) {
+    for (const auto& tp : partitions) results.emplace_back(tp, error);
+    done(std::move(results));
+  };
+  auto it = transactions_.find(transactional_id);
+  TxnMetadata* m = it == transactions_.end() ? nullptr : &it->second;
+  if (ApiError e = CheckProducer(m, producer_id, producer_epoch, version, 2);
+      !e.ok()) {
+    return answer_all(e);
+  }
+  if (m->InPrepare()) return answer_all(Concurrent(*m));
+  // Unknown partitions fail the whole request: those get
+  // UNKNOWN_TOPIC_OR_PARTITION, the others OPERATION_NOT_ATTEMPTED, as Kafka
+  // answers.
+  bool any_unknown = false;
+  for (const auto& [topic, partition] : partitions) {
+    if (b_.FindPartition(topic, partition) == nullptr) any_unknown = true;
+  }
+  if (any_unknown) {
+    for (const auto& tp : partitions) {
+      bool known = b_.FindPartition(tp.first, tp.second) != nullptr;
+      results.emplace_back(tp,
+                           known ? Error(ErrorCode::kOperationNotAttempted)
+                                 : Error(ErrorCode::kUnknownTopicOrPartition));
+    }
+    done(std::move(results));
+    return;
+  }
+  BeginIfIdle(*m);
+  for (const auto& tp : partitions) m->partitions.insert(tp);
+  m->last_update_ms = b_.NowMs();
+  Persist(*m);
+  for (const auto& tp : partitions) results.emplace_back(tp, ApiError{});
+  b_.commits().AfterCommit(
+      [done = std::move(done),
+       results = std::move(results)](const absl::Status& s) mutable {
+        if (!s.ok()) {
+          for (auto& r : results)
+            r.second = Error(ErrorCode::kKafkaStorageError);
+        }
+        done(std::move(results));
+      });
+}
+
+void TransactionCoordinator::AddOffsets(
+    const std::string& transactional_id, int64_t producer_id,
+    int16_t producer_epoch, int16_t version, const std::string& group,
+    absl::AnyInvocable<void(ApiError)> done) {
+  auto it = transactions_.find(transactional_id);
+  TxnMetadata* m = it == transactions_.end() ? nullptr : &it->second;
+  if (ApiError e = CheckProducer(m, producer_id, producer_epoch, version, 2);
+      !e.ok()) {
+    return done(std::move(e));
+  }
+  if (m->InPrepare()) return done(Concurrent(*m));
+  if (group.empty())
+    return done(Error(ErrorCode::kInvalidGroupId, "empty group id"));
+  BeginIfIdle(*m);
+  m->groups.insert(group);
+  m->last_update_ms = b_.NowMs();
+  Persist(*m);
+  b_.commits().AfterCommit([done = std::move(done)](
+                               const absl::Status& s) mutable {
+    done(s.ok()
+             ? ApiError{}
+             : Error(ErrorCode::kKafkaStorageError, std::string(s.message())));
+  });
+}
+
+void TransactionCoordinator::EndTxn(const std::string& transactional_id,
+                                    int64_t producer_id, int16_t producer_epoch,
+                                    int16_t version, bool commit,
+                                    absl::AnyInvocable<void(ApiError)> done) {
+  auto it = transactions_.find(transactional_id);
+  TxnMetadata* m = it == transactions_.end() ? nullptr : &it->second;
+  if (ApiError e = CheckProducer(m, producer_id, producer_epoch, version, 2);
+      !e.ok()) {
+    return done(std::move(e));
+  }
+  auto invalid = [&] {
+    return Error(
+        ErrorCode::kInvalidTxnState,
+        absl::StrCat(commit ? "commit" : "abort", " of '", transactional_id,
+                     "' in state ", std::string(TxnStateName(m->state))));
+  };
+  switch (m->state) {
+    case TxnState::kOngoing:
+      break;
+    case TxnState::kCompleteCommit:
+      // A retried EndTxn that already succeeded.
+      return done(commit ? ApiError{} : invalid());
+    case TxnState::kCompleteAbort:
+      return done(commit ? invalid() : ApiError{});
+    case TxnState::kPrepareCommit:
+      return done(commit ? Concurrent(*m) : invalid());
+    case TxnState::kPrepareAbort:
+      return done(commit ? invalid() : Concurrent(*m));
+    case TxnState::kPrepareEpochFence:
+      return done(Concurrent(*m));
+    case TxnState::kEmpty:
+    case TxnState::kDead:
+      return done(invalid());
+  }
+  m->state = commit ? TxnState::kPrepareCommit : TxnState::kPrepareAbort;
+  m->last_update_ms = b_.NowMs();
+  Persist(*m);
+  // The client is answered once Prepare* is durable; the markers follow.
+  b_.commits().AfterCommit([this, done = std::move(done),
+                            transactional_id](const absl::Status& s) mutable {
+    if (!s.ok()) {
+      done(Error(ErrorCode::kKafkaStorageError, std::string(s.message())));
+      return;
+    }
+    done(ApiError{});
+    if (b_.faults().TakeHoldTransactionMarkers()) return;
+    WriteMarkers(transactional_id);
+  });
+}
+
+void TransactionCoordinator::FenceAndAbort(TxnMetadata& m,
+                                           std::string_view why) {
+  LogInfo("fencing '", m.transactional_id, "' producer ", m.producer_id,
+          " epoch ", m.producer_epoch,
+          " and aborting its open transaction: ", std::string(why));
+  // Kafka passes through PrepareEpochFence; here the bump and the move to
+  // PrepareAbort are one persisted step.
+  m.last_producer_epoch = m.producer_epoch;
+  ++m.producer_epoch;
+  m.state = TxnState::kPrepareAbort;
+  m.last_update_ms = b_.NowMs();
+  Persist(m);
+  b_.commits().AfterCommit(
+      [this, id = m.transactional_id](const absl::Status& s) {
+        if (s.ok()) WriteMarkers(id);
+      });
+}
+
+void TransactionCoordinator::WriteMarkers(const std::string& transactional_id) {
+  auto it = transactions_.find(transactional_id);
+  if (it == transactions_.end() || !it->second.InPrepare()) return;
+  TxnMetadata& m = it->second;
+  bool commit = m.state == TxnState::kPrepareCommit;
+  protocol::ControlType type =
+      commit ? protocol::ControlType::kCommit : protocol::ControlType::kAbort;
+  std::vector<std::pair<std::string, int32_t>> written;
+  for (const auto& [topic, index] : m.partitions) {
+    Partition* partition = b_.FindPartition(topic, index);
+    if (partition == nullptr)
+      continue;  // deleted since it joined the transaction
+    AppendMarker(b_, *partition, m.producer_id, m.producer_epoch, type,
+                 coordinator_epoch_);
+    written.emplace_back(topic, index);
+  }
+  for (const std::string& group : m.groups) {
+    if (complete_group_offsets_)
+      complete_group_offsets_(group, m.producer_id, commit);
+  }
+  m.state = commit ? TxnState::kCompleteCommit : TxnState::kCompleteAbort;
+  m.partitions.clear();
+  m.groups.clear();
+  m.last_update_ms = b_.NowMs();
+  Persist(m);
+  LogDebug(commit ? "committed" : "aborted", " '", transactional_id,
+           "': ", written.size(), " marker(s)");
+  b_.commits().AfterCommit(
+      [this, written = std::move(written)](const absl::Status& s) {
+        if (!s.ok()) return;
+        for (const auto& [topic, index] : written) {
+          if (Partition* p = b_.FindPartition(topic, index))
+            PublishAppends(b_, *p);
+        }
+      });
+}
+
+void TransactionCoordinator::ScheduleTimeoutCheck() {
+  timeout_timer_.expires_after(std::chrono::milliseconds(
+      b_.options().transaction_abort_check_interval_ms));
+  timeout_timer_.async_wait([this](const asio::error_code& ec) {
+    if (ec) return;
+    AbortTimedOut();
+    ScheduleTimeoutCheck();
+  });
+}
+
+void TransactionCoordinator::AbortTimedOut() {
+  int64_t now = b_.NowMs();
+  for (auto& [id, m] : transactions_) {
+    if (m.state != TxnState::kOngoing || m.start_ms + m.timeout_ms > now)
+      continue;
+    LogWarning("transaction '", id, "' exceeded its timeout of ", m.timeout_ms,
+               " ms: aborting it and fencing producer ", m.producer_id,
+               " epoch ", m.producer_epoch);
+    FenceAndAbort(m, "transaction timeout");
+  }
+}
+
+}  // namespace exactly::broker

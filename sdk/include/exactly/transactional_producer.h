@@ -1,0 +1,131 @@
+// The transactional producer: records (and consumer offsets) become visible
+// to read_committed consumers all together, or not at all.
+//
+// Transact(fn) is the one obvious way to use it; it applies librdkafka's
+// documented rules so that the caller does not have to:
+//   - a retriable error is retried (the same call again, after a pause);
+//   - an abortable error aborts the transaction and runs fn again, at most
+//     retry.max_attempts times, with back-off;
+//   - a fatal error (or one with neither flag) is returned.
+// After a fatal error the producer is unusable; Rebuild() replaces it with a
+// fresh instance, unless it was fenced (another instance with the same
+// transactional.id took over, which is final).
+//
+// Not thread-safe: one thread drives the transactions (delivery callbacks run
+// on the SDK's delivery thread).
+#ifndef EXACTLY_TRANSACTIONAL_PRODUCER_H_
+#define EXACTLY_TRANSACTIONAL_PRODUCER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "exactly/group_metadata.h"
+#include "exactly/options.h"
+#include "exactly/producer.h"
+#include "exactly/record.h"
+
+namespace exactly {
+
+namespace internal {
+class ProducerCore;
+}
+
+class TransactionalProducer;
+
+// The open transaction, as Transact() hands it to its function.
+class Transaction {
+ public:
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  absl::Status Send(const Record& record);
+  absl::Status Send(const Record& record, DeliveryCallback on_delivery);
+  // Commits `offsets` to the consumer group of `group` if, and only if, the
+  // transaction commits. Retriable errors are retried here.
+  absl::Status SendOffsets(const std::vector<TopicPartitionOffset>& offsets,
+                           const ConsumerGroupMetadata& group);
+
+ private:
+  friend class TransactionalProducer;
+  explicit Transaction(TransactionalProducer* producer) : producer_(producer) {}
+  TransactionalProducer* producer_;
+};
+
+struct TransactionStats {
+  uint64_t committed = 0;  // transactions committed
+  uint64_t aborted = 0;    // transactions aborted (by Abort() or Transact)
+  uint64_t reruns = 0;     // times Transact ran fn again after an abort
+  uint64_t retries = 0;    // calls repeated after a retriable error
+  uint64_t rebuilds = 0;   // Rebuild() calls that succeeded
+};
+
+class TransactionalProducer {
+ public:
+  // Requires options.transactional_id. Initialises transactions (fencing any
+  // older instance with the same id), retrying retriable errors.
+  static absl::StatusOr<std::unique_ptr<TransactionalProducer>> Create(
+      const ProducerOptions& options);
+  ~TransactionalProducer();  // Close(kDefaultCloseTimeout)
+
+  // Begins a transaction, runs fn, commits; see the rules above. fn may run
+  // more than once: only the run that commits is visible. An error fn
+  // returns itself (one without Kafka flags) aborts the transaction and is
+  // returned as it is; so is an exception fn throws, as INTERNAL.
+  absl::Status Transact(absl::FunctionRef<absl::Status(Transaction&)> fn);
+
+  // The single verbs, one librdkafka call each; the status carries the
+  // flags (see NextTxnAction() in exactly/error.h).
+  absl::Status Begin();
+  absl::Status Send(const Record& record);
+  absl::Status Send(const Record& record, DeliveryCallback on_delivery);
+  absl::Status SendOffsets(const std::vector<TopicPartitionOffset>& offsets,
+                           const ConsumerGroupMetadata& group);
+  absl::Status Commit();
+  absl::Status Abort();
+
+  // Replaces the librdkafka producer with a new one and initialises
+  // transactions again. Refused after fencing (FAILED_PRECONDITION).
+  absl::Status Rebuild();
+
+  // Aborts an open transaction (so that it does not hold back read_committed
+  // consumers until the coordinator's timeout), flushes for up to `timeout`
+  // and closes. Later calls return OK.
+  absl::Status Close(std::chrono::milliseconds timeout = kDefaultCloseTimeout);
+
+  bool in_transaction() const { return in_transaction_; }
+  const std::string& transactional_id() const;
+  TransactionStats stats() const { return stats_; }
+  ProducerStats producer_stats() const;
+
+ private:
+  friend class Transaction;
+
+  TransactionalProducer(const ProducerOptions& options,
+                        std::unique_ptr<internal::ProducerCore> core);
+  absl::Status InitTransactions();
+  absl::Status SendInTransaction(const Record& record,
+                                 DeliveryCallback on_delivery);
+  // Repeats `call` while it fails with a retriable error (bounded, with
+  // back-off); returns its last status.
+  absl::Status RetryRetriable(absl::FunctionRef<absl::Status()> call);
+  absl::Status AbortForTransact();
+  // Remembers a fatal error so that Rebuild() knows whether it may.
+  absl::Status Track(absl::Status status);
+  int TimeoutMs() const;
+
+  const ProducerOptions options_;
+  std::unique_ptr<internal::ProducerCore> core_;
+  bool in_transaction_ = false;
+  absl::Status fatal_;
+  TransactionStats stats_;
+};
+
+}  // namespace exactly
+
+#endif  // EXACTLY_TRANSACTIONAL_PRODUCER_H_

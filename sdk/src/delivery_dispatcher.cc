@@ -1,0 +1,145 @@
+#include "delivery_dispatcher.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "callback_guard.h"
+
+namespace exactly::internal {
+
+DeliveryDispatcher::DeliveryDispatcher(rd_kafka_t* rk,
+                                       DeliveryCallback default_callback,
+                                       ErrorCallback on_error,
+                                       bool keep_unreported_failures)
+    : rk_(rk),
+      queue_(rd_kafka_queue_get_main(rk)),
+      default_callback_(std::move(default_callback)),
+      on_error_(std::move(on_error)),
+      keep_unreported_failures_(keep_unreported_failures),
+      thread_([this] { Run(); }) {}
+
+DeliveryDispatcher::~DeliveryDispatcher() { Stop(); }
+
+void DeliveryDispatcher::Stop() {
+  stopping_.store(true);
+  // The yield makes the thread's next (or current) poll return at once.
+  rd_kafka_queue_yield(queue_.get());
+  if (thread_.joinable()) thread_.join();
+}
+
+void DeliveryDispatcher::Run() {
+  for (;;) {
+    rd_kafka_event_t* event = rd_kafka_queue_poll(queue_.get(), 1000);
+    if (event == nullptr) {
+      if (!stopping_.load()) continue;
+      // Stopping: hand out whatever is already queued, then leave.
+      while ((event = rd_kafka_queue_poll(queue_.get(), 0)) != nullptr) {
+        Handle(event);
+        rd_kafka_event_destroy(event);
+      }
+      return;
+    }
+    Handle(event);
+    // Destroying the event releases its records from librdkafka's queue
+    // accounting: that is what flush() and a blocked Send() wait for.
+    rd_kafka_event_destroy(event);
+    if (room_waiters_.load(std::memory_order_acquire) > 0) {
+      std::lock_guard<std::mutex> lock(room_mu_);
+      room_cv_.notify_all();
+    }
+  }
+}
+
+void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
+  switch (rd_kafka_event_type(event)) {
+    case RD_KAFKA_EVENT_DR: {
+      while (const rd_kafka_message_t* m = rd_kafka_event_message_next(event)) {
+        Deliver(*m);
+      }
+      break;
+    }
+    case RD_KAFKA_EVENT_ERROR: {
+      if (rd_kafka_event_error_is_fatal(event)) {
+        ReportError(on_error_, FatalStatus(rk_));
+      } else if (on_error_) {
+        // librdkafka logs these itself and recovers; pass them on only to
+        // an application that asked.
+        ReportError(on_error_,
+                    StatusFromCode(rd_kafka_event_error(event),
+                                   rd_kafka_event_error_string(event)));
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void DeliveryDispatcher::Deliver(const rd_kafka_message_t& m) {
+  DeliveryReport report;
+  if (m.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    report.status = StatusFromCode(
+        m.err, absl::StrCat("delivery to ", rd_kafka_topic_name(m.rkt)), rk_);
+    failed_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    delivered_.fetch_add(1, std::memory_order_relaxed);
+  }
+  report.topic = rd_kafka_topic_name(m.rkt);
+  report.partition = m.partition;
+  report.offset = m.offset;
+  report.timestamp_ms = rd_kafka_message_timestamp(&m, nullptr);
+  if (m.key != nullptr) {
+    report.key = std::string_view(static_cast<const char*>(m.key), m.key_len);
+  }
+  if (m.payload != nullptr) {
+    report.value = std::string_view(static_cast<const char*>(m.payload), m.len);
+  }
+
+  absl::Status thrown;
+  if (auto* pending = static_cast<PendingDelivery*>(m._private)) {
+    thrown = CallUser("delivery callback", [&] { pending->Complete(report); });
+    delete pending;
+  } else if (default_callback_) {
+    thrown = CallUser("on_delivery", [&] { default_callback_(report); });
+  } else if (!report.status.ok() && keep_unreported_failures_) {
+    std::lock_guard<std::mutex> lock(failures_mu_);
+    if (unreported_failures_++ == 0) first_unreported_ = report.status;
+  }
+  if (!thrown.ok()) {
+    callback_errors_.fetch_add(1, std::memory_order_relaxed);
+    ReportError(on_error_, thrown);
+  }
+}
+
+void DeliveryDispatcher::WaitForRoom(
+    std::chrono::steady_clock::time_point deadline) {
+  // Bounded wait: a report that lands between the failed produce and this
+  // wait does not notify us, so never sleep long on one wake-up.
+  const auto until = std::min(deadline, std::chrono::steady_clock::now() +
+                                            std::chrono::milliseconds(5));
+  std::unique_lock<std::mutex> lock(room_mu_);
+  room_waiters_.fetch_add(1, std::memory_order_acq_rel);
+  room_cv_.wait_until(lock, until);
+  room_waiters_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+absl::Status DeliveryDispatcher::TakeUnreportedFailures() {
+  std::lock_guard<std::mutex> lock(failures_mu_);
+  if (unreported_failures_ == 0) return absl::OkStatus();
+  absl::Status out(first_unreported_.code(),
+                   absl::StrCat(unreported_failures_,
+                                " record(s) without a delivery callback "
+                                "failed; the first: ",
+                                first_unreported_.message()));
+  first_unreported_.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) {
+        out.SetPayload(url, payload);
+      });
+  unreported_failures_ = 0;
+  first_unreported_ = absl::OkStatus();
+  return out;
+}
+
+}  // namespace exactly::internal

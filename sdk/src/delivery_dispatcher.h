@@ -1,0 +1,89 @@
+// Delivery reports reach the application without it polling: one thread per
+// producer polls librdkafka's main queue (delivery reports are enabled as
+// events, so rd_kafka_flush() and commit_transaction() wait for this thread
+// to finish with them) and runs each record's handler.
+#ifndef EXACTLY_SDK_SRC_DELIVERY_DISPATCHER_H_
+#define EXACTLY_SDK_SRC_DELIVERY_DISPATCHER_H_
+
+#include <librdkafka/rdkafka.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "exactly/record.h"
+#include "rdkafka_util.h"
+
+namespace exactly::internal {
+
+// What a record's per-message opaque points to when the record has its own
+// handler. Completed exactly once on the delivery thread, then deleted.
+class PendingDelivery {
+ public:
+  virtual ~PendingDelivery() = default;
+  virtual void Complete(const DeliveryReport& report) = 0;  // may throw
+};
+
+class DeliveryDispatcher {
+ public:
+  // Records without a PendingDelivery go to `default_callback`; when that is
+  // unset, their failures are kept for TakeUnreportedFailures() if
+  // `keep_unreported_failures` (a transactional producer learns of them from
+  // the commit instead).
+  DeliveryDispatcher(rd_kafka_t* rk, DeliveryCallback default_callback,
+                     ErrorCallback on_error, bool keep_unreported_failures);
+  DeliveryDispatcher(const DeliveryDispatcher&) = delete;
+  DeliveryDispatcher& operator=(const DeliveryDispatcher&) = delete;
+  ~DeliveryDispatcher();
+
+  // Handles what is still queued, then joins the thread. Idempotent.
+  void Stop();
+
+  // Blocks until a report has freed room in librdkafka's queue (or briefly,
+  // in case the wake-up was missed), never past `deadline`.
+  void WaitForRoom(std::chrono::steady_clock::time_point deadline);
+
+  // Failures of records that had no handler since the last call, as one
+  // status (OK if none).
+  absl::Status TakeUnreportedFailures();
+
+  uint64_t delivered() const { return delivered_.load(); }
+  uint64_t failed() const { return failed_.load(); }
+  uint64_t callback_errors() const { return callback_errors_.load(); }
+
+ private:
+  void Run();
+  void Handle(rd_kafka_event_t* event);
+  void Deliver(const rd_kafka_message_t& message);
+
+  rd_kafka_t* const rk_;
+  const QueuePtr queue_;
+  const DeliveryCallback default_callback_;
+  const ErrorCallback on_error_;
+  const bool keep_unreported_failures_;
+
+  std::atomic<uint64_t> delivered_{0};
+  std::atomic<uint64_t> failed_{0};
+  std::atomic<uint64_t> callback_errors_{0};
+
+  // Send() waits here when the queue is full; the thread only takes the
+  // mutex when someone waits, so the common path stays lock-free.
+  std::atomic<int> room_waiters_{0};
+  std::mutex room_mu_;
+  std::condition_variable room_cv_;
+
+  std::mutex failures_mu_;  // only taken on failures without a handler
+  uint64_t unreported_failures_ = 0;
+  absl::Status first_unreported_;
+
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;  // last: starts once everything above exists
+};
+
+}  // namespace exactly::internal
+
+#endif  // EXACTLY_SDK_SRC_DELIVERY_DISPATCHER_H_

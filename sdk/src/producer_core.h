@@ -1,0 +1,70 @@
+// What the idempotent and the transactional producer share: the librdkafka
+// handle, its delivery thread, and the lean Send path.
+#ifndef EXACTLY_SDK_SRC_PRODUCER_CORE_H_
+#define EXACTLY_SDK_SRC_PRODUCER_CORE_H_
+
+#include <chrono>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "delivery_dispatcher.h"
+#include "exactly/options.h"
+#include "exactly/producer.h"
+#include "exactly/record.h"
+#include "rdkafka_util.h"
+
+namespace exactly::internal {
+
+class ProducerCore {
+ public:
+  static absl::StatusOr<std::unique_ptr<ProducerCore>> Create(
+      const ProducerOptions& options);
+  ~ProducerCore();
+
+  // Queues `record`. On success the core owns `pending` (may be null) and
+  // completes it exactly once; on failure the caller keeps it.
+  absl::Status Send(const Record& record, PendingDelivery* pending);
+  absl::Status Flush(std::chrono::milliseconds timeout);
+  absl::Status Close(std::chrono::milliseconds timeout);
+
+  rd_kafka_t* rk() const { return rk_.get(); }
+  const ProducerOptions& options() const { return options_; }
+  ProducerStats stats() const;
+
+ private:
+  ProducerCore(const ProducerOptions& options, HandlePtr rk);
+
+  const ProducerOptions options_;
+  HandlePtr rk_;
+  std::unique_ptr<DeliveryDispatcher> dispatcher_;  // stops before rk_ goes
+  bool closed_ = false;
+};
+
+// A PendingDelivery that runs a callback.
+class CallbackDelivery final : public PendingDelivery {
+ public:
+  explicit CallbackDelivery(DeliveryCallback callback)
+      : callback_(std::move(callback)) {}
+  void Complete(const DeliveryReport& report) override { callback_(report); }
+
+ private:
+  DeliveryCallback callback_;
+};
+
+// A PendingDelivery that fulfils a future.
+class PromiseDelivery final : public PendingDelivery {
+ public:
+  std::future<absl::StatusOr<RecordMetadata>> future() {
+    return promise_.get_future();
+  }
+  void Fail(const absl::Status& status) { promise_.set_value(status); }
+  void Complete(const DeliveryReport& report) override;
+
+ private:
+  std::promise<absl::StatusOr<RecordMetadata>> promise_;
+};
+
+}  // namespace exactly::internal
+
+#endif  // EXACTLY_SDK_SRC_PRODUCER_CORE_H_

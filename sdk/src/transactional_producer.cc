@@ -1,0 +1,296 @@
+// The transactional producer and Transact(): librdkafka's documented error
+// rules (rdkafka.h, "Transactional producer API"; examples/transactions.c)
+// applied in one place.
+#include "exactly/transactional_producer.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "callback_guard.h"
+#include "exactly/error.h"
+#include "producer_core.h"
+#include "retry.h"
+
+namespace exactly {
+
+using internal::TakeError;
+
+// --- Transaction -----------------------------------------------------------
+
+absl::Status Transaction::Send(const Record& record) {
+  return producer_->SendInTransaction(record, nullptr);
+}
+
+absl::Status Transaction::Send(const Record& record,
+                               DeliveryCallback on_delivery) {
+  return producer_->SendInTransaction(record, std::move(on_delivery));
+}
+
+absl::Status Transaction::SendOffsets(
+    const std::vector<TopicPartitionOffset>& offsets,
+    const ConsumerGroupMetadata& group) {
+  // librdkafka asks for a retry with the very same offsets and metadata.
+  return producer_->RetryRetriable(
+      [&] { return producer_->SendOffsets(offsets, group); });
+}
+
+// --- TransactionalProducer -------------------------------------------------
+
+absl::StatusOr<std::unique_ptr<TransactionalProducer>>
+TransactionalProducer::Create(const ProducerOptions& options) {
+  if (options.transactional_id.empty() &&
+      options.properties.count("transactional.id") == 0) {
+    return absl::InvalidArgumentError(
+        "transactional.id is required (options.transactional_id): it "
+        "identifies this producer across restarts, so that a newer instance "
+        "fences an older one");
+  }
+  absl::StatusOr<std::unique_ptr<internal::ProducerCore>> core =
+      internal::ProducerCore::Create(options);
+  if (!core.ok()) return core.status();
+  std::unique_ptr<TransactionalProducer> producer(
+      new TransactionalProducer(options, std::move(*core)));
+  if (absl::Status s = producer->InitTransactions(); !s.ok()) return s;
+  return producer;
+}
+
+TransactionalProducer::TransactionalProducer(
+    const ProducerOptions& options,
+    std::unique_ptr<internal::ProducerCore> core)
+    : options_(options), core_(std::move(core)) {}
+
+TransactionalProducer::~TransactionalProducer() {
+  Close(kDefaultCloseTimeout).IgnoreError();
+}
+
+const std::string& TransactionalProducer::transactional_id() const {
+  return options_.transactional_id;
+}
+
+int TransactionalProducer::TimeoutMs() const {
+  return internal::ToTimeoutMs(options_.transaction_call_timeout);
+}
+
+absl::Status TransactionalProducer::Track(absl::Status status) {
+  if (IsFatal(status)) {
+    if (fatal_.ok()) fatal_ = status;
+    in_transaction_ = false;
+  }
+  return status;
+}
+
+absl::Status TransactionalProducer::RetryRetriable(
+    absl::FunctionRef<absl::Status()> call) {
+  return internal::RetryWhileRetriable(options_.retry, call, &stats_.retries);
+}
+
+absl::Status TransactionalProducer::InitTransactions() {
+  return RetryRetriable([&] {
+    return Track(TakeError(rd_kafka_init_transactions(core_->rk(), TimeoutMs()),
+                           "init_transactions"));
+  });
+}
+
+absl::Status TransactionalProducer::Begin() {
+  if (core_->rk() == nullptr) {
+    return absl::FailedPreconditionError("the producer is closed");
+  }
+  if (!fatal_.ok()) return fatal_;
+  absl::Status status = Track(
+      TakeError(rd_kafka_begin_transaction(core_->rk()), "begin_transaction"));
+  if (status.ok()) in_transaction_ = true;
+  return status;
+}
+
+absl::Status TransactionalProducer::Send(const Record& record) {
+  return SendInTransaction(record, nullptr);
+}
+
+absl::Status TransactionalProducer::Send(const Record& record,
+                                         DeliveryCallback on_delivery) {
+  return SendInTransaction(record, std::move(on_delivery));
+}
+
+absl::Status TransactionalProducer::SendInTransaction(
+    const Record& record, DeliveryCallback on_delivery) {
+  if (!fatal_.ok()) return fatal_;
+  if (!in_transaction_) {
+    return absl::FailedPreconditionError(
+        "no open transaction: call Begin() first, or use Transact()");
+  }
+  std::unique_ptr<internal::CallbackDelivery> pending;
+  if (on_delivery) {
+    pending =
+        std::make_unique<internal::CallbackDelivery>(std::move(on_delivery));
+  }
+  absl::Status status = core_->Send(record, pending.get());
+  if (status.ok()) {
+    pending.release();  // the core completes and deletes it
+    return status;
+  }
+  // Inside a transaction librdkafka refuses new records (_STATE) once the
+  // transaction has failed: that is its abortable state, unless the
+  // producer as a whole is dead.
+  if (KafkaErrorCode(status) == RD_KAFKA_RESP_ERR__STATE) {
+    if (absl::Status fatal = internal::FatalStatus(core_->rk()); !fatal.ok()) {
+      return Track(fatal);
+    }
+    KafkaError error = *GetKafkaError(status);
+    error.txn_requires_abort = true;
+    status = MakeKafkaStatus(
+        error, absl::StrCat(status.message(),
+                            " (the transaction has failed: abort it)"));
+  }
+  return Track(status);
+}
+
+absl::Status TransactionalProducer::SendOffsets(
+    const std::vector<TopicPartitionOffset>& offsets,
+    const ConsumerGroupMetadata& group) {
+  if (!fatal_.ok()) return fatal_;
+  if (!in_transaction_) {
+    return absl::FailedPreconditionError(
+        "no open transaction: call Begin() first, or use Transact()");
+  }
+  internal::PartitionListPtr list = internal::ToPartitionList(offsets);
+  return Track(TakeError(
+      rd_kafka_send_offsets_to_transaction(core_->rk(), list.get(),
+                                           group.native_handle(), TimeoutMs()),
+      "send_offsets_to_transaction"));
+}
+
+absl::Status TransactionalProducer::Commit() {
+  if (!fatal_.ok()) return fatal_;
+  if (core_->rk() == nullptr) {
+    return absl::FailedPreconditionError("the producer is closed");
+  }
+  absl::Status status =
+      Track(TakeError(rd_kafka_commit_transaction(core_->rk(), TimeoutMs()),
+                      "commit_transaction"));
+  if (status.ok()) {
+    in_transaction_ = false;
+    ++stats_.committed;
+  }
+  return status;
+}
+
+absl::Status TransactionalProducer::Abort() {
+  if (!fatal_.ok()) return fatal_;
+  if (core_->rk() == nullptr) {
+    return absl::FailedPreconditionError("the producer is closed");
+  }
+  absl::Status status =
+      Track(TakeError(rd_kafka_abort_transaction(core_->rk(), TimeoutMs()),
+                      "abort_transaction"));
+  if (status.ok()) {
+    in_transaction_ = false;
+    ++stats_.aborted;
+  }
+  return status;
+}
+
+absl::Status TransactionalProducer::AbortForTransact() {
+  return RetryRetriable([&] { return Abort(); });
+}
+
+absl::Status TransactionalProducer::Transact(
+    absl::FunctionRef<absl::Status(Transaction&)> fn) {
+  if (!fatal_.ok()) return fatal_;
+  if (in_transaction_) {
+    return absl::FailedPreconditionError(
+        "a transaction is already open: Commit() or Abort() it first");
+  }
+  internal::Backoff backoff(options_.retry);
+  absl::Status last;
+  for (int attempt = 1; attempt <= options_.retry.max_attempts; ++attempt) {
+    if (attempt > 1) {
+      backoff.Sleep();
+      ++stats_.reruns;
+    }
+    if (absl::Status s = RetryRetriable([&] { return Begin(); }); !s.ok()) {
+      return s;
+    }
+
+    Transaction txn(this);
+    absl::Status status;
+    absl::Status thrown =
+        internal::CallUser("transaction function", [&] { status = fn(txn); });
+    if (!thrown.ok()) status = thrown;
+
+    bool committing = false;
+    if (status.ok()) {
+      committing = true;
+      status = RetryRetriable([&] { return Commit(); });
+      if (status.ok()) return status;
+    }
+
+    const TxnAction action = NextTxnAction(status);
+    // A Kafka error inside fn that is retriable cannot be resumed in place:
+    // the work fn did is redone in a new transaction.
+    const bool rerun = action == TxnAction::kAbortAndRerun ||
+                       (!committing && action == TxnAction::kRetry);
+    if (rerun) {
+      if (absl::Status a = AbortForTransact(); !a.ok()) return a;
+      last = status;
+      continue;
+    }
+    if (committing && action == TxnAction::kRetry) {
+      // Retries exhausted while committing: the commit may still complete
+      // in the background; Commit() resumes it.
+      return status;
+    }
+    // Fatal, neither flag, or fn's own error: abort (unless the producer is
+    // dead) and surface the error.
+    if (in_transaction_) {
+      if (absl::Status a = AbortForTransact(); !a.ok()) {
+        internal::ReportError(options_.on_error, a);
+      }
+    }
+    return status;
+  }
+  return internal::WithContext(
+      last, absl::StrCat("transaction aborted ", options_.retry.max_attempts,
+                         " times, giving up; the last error"));
+}
+
+absl::Status TransactionalProducer::Rebuild() {
+  absl::Status fatal = fatal_;
+  if (fatal.ok() && core_->rk() != nullptr) {
+    fatal = internal::FatalStatus(core_->rk());
+  }
+  if (IsFenced(fatal)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "not rebuilding: transactional.id \"", options_.transactional_id,
+        "\" was fenced by a newer instance, which rebuilding would fence in "
+        "turn (",
+        fatal.message(), ")"));
+  }
+  // The old instance's records are lost with it (their callbacks report
+  // CANCELLED); its open transaction is aborted by the new instance's init.
+  core_->Close(std::chrono::milliseconds(0)).IgnoreError();
+  absl::StatusOr<std::unique_ptr<internal::ProducerCore>> core =
+      internal::ProducerCore::Create(options_);
+  if (!core.ok()) return core.status();
+  core_ = std::move(*core);
+  fatal_ = absl::OkStatus();
+  in_transaction_ = false;
+  absl::Status status = InitTransactions();
+  if (status.ok()) ++stats_.rebuilds;
+  return status;
+}
+
+absl::Status TransactionalProducer::Close(std::chrono::milliseconds timeout) {
+  if (core_->rk() == nullptr) return absl::OkStatus();
+  if (in_transaction_ && fatal_.ok()) {
+    // Left open, the transaction would hold back read_committed consumers
+    // until the coordinator times it out.
+    Abort().IgnoreError();
+  }
+  return core_->Close(timeout);
+}
+
+ProducerStats TransactionalProducer::producer_stats() const {
+  return core_->stats();
+}
+
+}  // namespace exactly

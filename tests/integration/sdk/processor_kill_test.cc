@@ -1,0 +1,133 @@
+// The processor killed with SIGKILL at random points, again and again, and
+// restarted: the committed output is exactly f(input), every input once, none
+// twice.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sdk_test_util.h"
+
+namespace exactly::testing {
+namespace {
+
+// A child process running exactly_processor_child; killed if still running
+// when it goes out of scope.
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& args) {
+    std::vector<char*> argv;
+    std::string program = EXACTLY_PROCESSOR_CHILD;
+    argv.push_back(program.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      execv(program.c_str(), argv.data());
+      _exit(127);
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      Wait();
+    }
+  }
+
+  bool started() const { return pid_ > 0; }
+  void Signal(int sig) { kill(pid_, sig); }
+  // The wait status.
+  int Wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+  // Whether it exited on its own (a processor error) rather than waiting.
+  bool ExitedEarly(int* status) {
+    return waitpid(pid_, status, WNOHANG) == pid_ && (pid_ = -1, true);
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+class ProcessorKillTest : public SdkTest {};
+
+TEST_F(ProcessorKillTest, KilledAtRandomPointsTheOutputIsExactlyFOfInput) {
+  SKIP_WITHOUT_TRANSACTIONS();
+  constexpr int kPartitions = 4;
+  constexpr int kInputs = 3000;
+  constexpr int kKills = 12;
+  const std::string input = NewTopic("kill-in", kPartitions);
+  const std::string output = NewTopic("kill-out", kPartitions);
+  const std::string group = TestCluster::UniqueName("kill-group");
+  const std::string txn_id = TestCluster::UniqueName("kill-txn");
+  std::vector<std::pair<std::string, std::string>> kvs;
+  std::multiset<std::string> expected;
+  for (int i = 0; i < kInputs; ++i) {
+    kvs.emplace_back("k" + std::to_string(i), "v" + std::to_string(i));
+    expected.insert("f(v" + std::to_string(i) + ")");
+  }
+  Produce(input, kvs);
+  // 3 ms a record: about 9 s of work, spread over many lifetimes.
+  const std::vector<std::string> args = {bootstrap(), input,  output,
+                                         group,       txn_id, "3000"};
+
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 random(seed);
+  // Often long enough for a restarted child to rejoin the group (the dead
+  // one's session, 6 s, must time out first) and be killed mid-batch;
+  // sometimes it dies before, during init or the join.
+  std::uniform_int_distribution<int> lifetime_ms(500, 12000);
+  for (int round = 0; round < kKills; ++round) {
+    Child child(args);
+    ASSERT_TRUE(child.started());
+    std::this_thread::sleep_for(std::chrono::milliseconds(lifetime_ms(random)));
+    int status = 0;
+    ASSERT_FALSE(child.ExitedEarly(&status))
+        << "the processor exited by itself in round " << round
+        << " with status " << status;
+    child.Signal(SIGKILL);
+    status = child.Wait();
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
+
+  // The last one runs until the output is complete, then stops cleanly.
+  Child last(args);
+  ASSERT_TRUE(last.started());
+  {
+    auto watcher = Consumer::Create(ConsumerOpts(TestCluster::UniqueName("w")));
+    ASSERT_TRUE(watcher.ok()) << watcher.status();
+    ASSERT_TRUE((*watcher)->Subscribe({output}).ok());
+    size_t seen = 0;
+    const auto deadline = std::chrono::steady_clock::now() + 2 * kPatience;
+    while (seen < static_cast<size_t>(kInputs) &&
+           std::chrono::steady_clock::now() < deadline) {
+      auto batch = (*watcher)->PollBatch(500, std::chrono::milliseconds(200));
+      ASSERT_TRUE(batch.ok()) << batch.status();
+      seen += batch->size();
+      int status = 0;
+      ASSERT_FALSE(last.ExitedEarly(&status))
+          << "the last processor exited by itself with status " << status;
+    }
+    ASSERT_GE(seen, static_cast<size_t>(kInputs)) << "output incomplete";
+  }
+  last.Signal(SIGTERM);
+  const int status = last.Wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+  EXPECT_EQ(Values(ReadCommitted(output, kPartitions)), expected);
+}
+
+}  // namespace
+}  // namespace exactly::testing
