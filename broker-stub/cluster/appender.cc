@@ -13,7 +13,8 @@ using protocol::RecordBatchView;
 }  // namespace
 
 AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
-                            const Topic& topic, std::string_view records) {
+                            const Topic& topic, const SharedBuffer& frame,
+                            std::string_view records) {
   AppendOutcome out;
   protocol::BatchCheck check = protocol::CheckProduceBatches(records);
   if (!check.ok()) {
@@ -28,6 +29,29 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
                                      " bytes exceeds max.message.bytes ",
                                      max_bytes, " of ", topic.name));
       return out;
+    }
+  }
+  if (topic.config.cleanup_compact()) {
+    // Kafka's LogValidator: compaction keeps the latest record per key, so a
+    // compacted topic refuses records without one.
+    for (const RecordBatchView& batch : check.batches) {
+      absl::StatusOr<std::vector<protocol::Record>> records =
+          protocol::DecodeRecords(batch);
+      if (!records.ok()) {
+        out.error = Error(ErrorCode::kCorruptMessage,
+                          std::string(records.status().message()));
+        return out;
+      }
+      for (const protocol::Record& record : *records) {
+        if (!record.key) {
+          out.error = Error(
+              ErrorCode::kInvalidRecord,
+              absl::StrCat("Compacted topic cannot accept message without key "
+                           "in topic partition ",
+                           topic.name, "-", partition.index(), "."));
+          return out;
+        }
+      }
     }
   }
   // Each batch is checked against the producer state that the previous one
@@ -54,23 +78,25 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
       out.duplicate = true;
       continue;
     }
-    const StoredBatch& stored =
-        partition.log().Append(batch.bytes, h, partition.leader_epoch());
+    // The frame is this broker's own buffer: the batch is written in place.
+    StoredBatch& stored =
+        partition.log().Append(frame, const_cast<char*>(batch.bytes.data()),
+                               batch.bytes.size(), h, partition.leader_epoch());
     if (topic.config.log_append_time()) {
       // The broker's clock replaces the producers' timestamps
       // (message.timestamp.type).
-      StoredBatch& mutable_batch = const_cast<StoredBatch&>(stored);
+      StoredBatch& mutable_batch = stored;
       int64_t now = b.NowMs();
       mutable_batch.header.attributes |= protocol::kAttrLogAppendTime;
       mutable_batch.header.max_timestamp = now;
-      char* p = mutable_batch.bytes.data();
+      char* p = mutable_batch.data;
       p[protocol::kBatchAttributesOffset] =
           static_cast<char>(mutable_batch.header.attributes >> 8);
       p[protocol::kBatchAttributesOffset + 1] =
           static_cast<char>(mutable_batch.header.attributes);
       for (int i = 0; i < 8; ++i)
         p[35 + i] = static_cast<char>(now >> (56 - 8 * i));
-      protocol::UpdateBatchCrc(p, mutable_batch.bytes.size());
+      protocol::UpdateBatchCrc(p, mutable_batch.size);
       out.log_append_time = now;
     }
     partition.producers().OnAppend(stored.header);
@@ -93,8 +119,9 @@ int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,
       producer_id, producer_epoch, type, coordinator_epoch, b.NowMs());
   // A batch we built ourselves always parses.
   protocol::RecordBatchHeader h = *protocol::ParseBatchHeader(marker);
-  const StoredBatch& stored =
-      partition.log().Append(marker, h, partition.leader_epoch());
+  SharedBuffer buffer = CopyToSharedBuffer(marker);
+  const StoredBatch& stored = partition.log().Append(
+      buffer, buffer.get(), marker.size(), h, partition.leader_epoch());
   partition.transactions().OnMarker(producer_id,
                                     type == protocol::ControlType::kCommit,
                                     stored.base_offset());

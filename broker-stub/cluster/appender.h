@@ -26,8 +26,11 @@ struct AppendOutcome {
 
 // Validates and appends the record batches of one Produce partition. Nothing is
 // visible to readers until the commit pipeline advances the high watermark.
+// `records` lies inside `frame` (the request it arrived in), which the log
+// keeps instead of copying the batches.
 AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
-                            const Topic& topic, std::string_view records);
+                            const Topic& topic, const SharedBuffer& frame,
+                            std::string_view records);
 
 // Appends a transaction marker for `producer_id` (a control batch) and updates
 // the partition's transaction index and producer state.

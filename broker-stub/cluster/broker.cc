@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/broker_state.h"
+#include "group/group_coordinator.h"
 #include "handlers/dispatch.h"
 #include "protocol/record_batch.h"
 #include "server/server.h"
@@ -55,9 +56,9 @@ class BrokerImpl {
     state_ = std::move(*state);
     server_ = std::make_unique<Server>(
         *io_, options_.max_frame_bytes,
-        [this](std::shared_ptr<Connection> c, std::string request,
+        [this](std::shared_ptr<Connection> c, SharedBuffer frame, size_t size,
                uint64_t slot) {
-          DispatchRequest(*state_, c, std::move(request), slot);
+          DispatchRequest(*state_, c, std::move(frame), size, slot);
         });
     if (absl::Status s = server_->Listen(options_.host, port); !s.ok()) {
       server_.reset();
@@ -107,6 +108,7 @@ class BrokerImpl {
         "restart: ", clean                                 ? "clean"
                      : mode == Broker::RestartMode::kCrash ? "crash-style"
                                                            : "power loss"));
+    if (mode == Broker::RestartMode::kPowerLoss && fs_) fs_->CutPower();
     if (absl::Status s = Stop(clean); !s.ok()) return s;
     if (mode == Broker::RestartMode::kPowerLoss && fs_) {
       if (absl::Status s = fs_->DropUnsyncedData(); !s.ok()) return s;
@@ -155,7 +157,7 @@ LoggedBatch ToLoggedBatch(const StoredBatch& b) {
   out.control = b.header.is_control();
   out.compression =
       std::string(protocol::CompressionName(b.header.compression()));
-  protocol::RecordBatchView view{b.header, b.bytes};
+  protocol::RecordBatchView view{b.header, b.bytes()};
   if (out.control) {
     absl::StatusOr<protocol::ControlType> type =
         protocol::ReadControlType(view);
@@ -258,10 +260,14 @@ absl::StatusOr<PartitionOffsets> Broker::Offsets(std::string_view topic,
   });
 }
 
-absl::StatusOr<std::optional<int64_t>> Broker::CommittedOffset(std::string_view,
-                                                               std::string_view,
-                                                               int32_t) const {
-  return absl::UnimplementedError("the group coordinator is not built yet");
+absl::StatusOr<std::optional<int64_t>> Broker::CommittedOffset(
+    std::string_view group, std::string_view topic, int32_t partition) const {
+  std::string owned_group(group);
+  std::string owned_topic(topic);
+  return impl_->RunOnLoop([&]() -> absl::StatusOr<std::optional<int64_t>> {
+    return impl_->state_->groups().CommittedOffset(owned_group, owned_topic,
+                                                   partition);
+  });
 }
 
 absl::Status Broker::Stop() { return impl_->Stop(); }

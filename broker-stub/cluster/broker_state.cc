@@ -4,7 +4,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "group/group_coordinator.h"
 #include "storage/keys.h"
+#include "txn/transaction_coordinator.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
@@ -49,10 +51,24 @@ absl::StatusOr<std::unique_ptr<BrokerState>> BrokerState::Open(
   }
   state->commits_ =
       std::make_unique<CommitPipeline>(io, state->store_.get(), options.flush);
+  // Group offsets staged by transactions are applied or dropped when their
+  // marker is written.
+  state->transactions_ = std::make_unique<TransactionCoordinator>(
+      *state, [groups = &state->groups_](const std::string& group,
+                                          int64_t producer_id, bool commit) {
+        (*groups)->CompleteTxnOffsets(group, producer_id, commit);
+      });
   if (state->store_) {
     absl::Status s = state->Load();
     if (!s.ok()) return s;
   }
+  // Groups and their offsets (committed and pending transactional ones), before
+  // the transaction coordinator recovers and completes pending transactions.
+  state->groups_ = std::make_unique<GroupCoordinator>(
+      options, NewEventLoopClock(io), state->store_.get(), *state->commits_);
+  if (absl::Status s = state->groups_->Load(); !s.ok()) return s;
+  if (absl::Status s = state->transactions_->Load(); !s.ok()) return s;
+  state->transactions_->Start();
   return state;
 }
 
@@ -119,7 +135,7 @@ void BrokerState::PersistAppend(const Partition& partition,
   if (!store_) return;
   store_->Put(
       keys::Batch(partition.topic_id(), partition.index(), batch.base_offset()),
-      batch.bytes);
+      batch.bytes());
   if (batch.header.has_producer_id())
     PersistProducer(partition, batch.header.producer_id);
 }
@@ -200,12 +216,12 @@ absl::Status BrokerState::LoadPartition(Partition& partition) {
           return absl::DataLossError(
               absl::StrCat(where, ": ", header.status().message()));
         }
-        partition.log().Restore(std::string(value), *header);
+        partition.log().Restore(value, *header);
         // Rebuild the transaction index as the appends built it.
         const StoredBatch& stored = partition.log().batches().back();
         if (header->is_control()) {
           absl::StatusOr<protocol::ControlType> type =
-              protocol::ReadControlType({stored.header, stored.bytes});
+              protocol::ReadControlType({stored.header, stored.bytes()});
           if (!type.ok())
             return absl::DataLossError(
                 absl::StrCat(where, ": ", type.status().message()));

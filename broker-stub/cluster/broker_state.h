@@ -22,6 +22,9 @@
 
 namespace exactly::broker {
 
+class GroupCoordinator;
+class TransactionCoordinator;
+
 class BrokerState {
  public:
   // Opens the store (when options.data_dir is set) and loads what it holds.
@@ -36,6 +39,8 @@ class BrokerState {
   Store* store() { return store_.get(); }  // null in memory
   CommitPipeline& commits() { return *commits_; }
   TopicRegistry& topics() { return topics_; }
+  GroupCoordinator& groups() { return *groups_; }
+  TransactionCoordinator& transactions() { return *transactions_; }
   int64_t NowMs() const;
   // The port clients reach this broker on (known once the server is listening).
   void set_advertised_port(uint16_t port) { advertised_port_ = port; }
@@ -78,9 +83,13 @@ class BrokerState {
   std::unique_ptr<Store> store_;
   std::unique_ptr<CommitPipeline> commits_;
   TopicRegistry topics_;
+  std::unique_ptr<TransactionCoordinator> transactions_;
   int64_t next_producer_id_ = 1;
   uint32_t next_topic_id_ = 1;
   uint16_t advertised_port_ = 0;
+  // Declared last, destroyed first: it stages into the store and the commit
+  // pipeline.
+  std::unique_ptr<GroupCoordinator> groups_;
 };
 
 }  // namespace exactly::broker

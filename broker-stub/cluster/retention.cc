@@ -8,6 +8,8 @@ int64_t EnforceRetention(BrokerState& b, Partition& partition) {
   Topic* topic = b.topics().Find(partition.topic());
   if (topic == nullptr) return 0;
   const TopicConfig& config = topic->config;
+  // As Kafka: size and time retention apply with cleanup.policy "delete" only.
+  if (!config.cleanup_delete()) return 0;
   if (config.retention_bytes() < 0 && config.retention_ms() < 0) return 0;
   const PartitionLog& log = partition.log();
   int64_t limit = partition.last_stable_offset();

@@ -12,8 +12,8 @@
 
 namespace exactly::broker {
 
-// Applies the topic's retention to `partition`; returns the number of batches
-// deleted.
+// Applies the topic's retention to `partition` (after appends, and after its
+// retention configs change); returns the number of batches deleted.
 int64_t EnforceRetention(BrokerState& b, Partition& partition);
 
 // Moves the log start offset to `offset` (DeleteRecords, retention): drops the

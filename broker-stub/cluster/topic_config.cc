@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -13,44 +14,53 @@ namespace {
 // Time-based retention is off by default (Kafka: 7 days): a test broker must
 // not delete records because their timestamps are old.
 const std::vector<TopicConfigDefinition>* MakeDefinitions() {
+  using T = ConfigType;
   return new std::vector<TopicConfigDefinition>{
-      {"cleanup.policy", "delete", true},
-      {"compression.type", "producer", false},
-      {"delete.retention.ms", "86400000", false},
-      {"file.delete.delay.ms", "60000", false},
-      {"flush.messages", "9223372036854775807", false},
-      {"flush.ms", "9223372036854775807", false},
-      {"follower.replication.throttled.replicas", "", false},
-      {"index.interval.bytes", "4096", false},
-      {"leader.replication.throttled.replicas", "", false},
-      {"local.retention.bytes", "-2", false},
-      {"local.retention.ms", "-2", false},
-      {"max.compaction.lag.ms", "9223372036854775807", false},
-      {"max.message.bytes", "1048588", true},
-      {"message.downconversion.enable", "true", false},
-      {"message.format.version", "3.0-IV1", false},
-      {"message.timestamp.difference.max.ms", "9223372036854775807", false},
-      {"message.timestamp.type", "CreateTime", true},
-      {"min.cleanable.dirty.ratio", "0.5", false},
-      {"min.compaction.lag.ms", "0", false},
-      {"min.insync.replicas", "1", false},
-      {"preallocate", "false", false},
-      {"remote.storage.enable", "false", false},
-      {"retention.bytes", "-1", true},
-      {"retention.ms", "-1", true},
-      {"segment.bytes", "1073741824", false},
-      {"segment.index.bytes", "10485760", false},
-      {"segment.jitter.ms", "0", false},
-      {"segment.ms", "604800000", false},
-      {"unclean.leader.election.enable", "false", false},
+      {"cleanup.policy", "delete", true, T::kList, "log.cleanup.policy"},
+      {"compression.type", "producer", false, T::kString, "compression.type"},
+      {"delete.retention.ms", "86400000", false, T::kLong,
+       "log.cleaner.delete.retention.ms"},
+      {"file.delete.delay.ms", "60000", false, T::kLong,
+       "log.segment.delete.delay.ms"},
+      {"flush.messages", "9223372036854775807", false, T::kLong,
+       "log.flush.interval.messages"},
+      {"flush.ms", "9223372036854775807", false, T::kLong,
+       "log.flush.interval.ms"},
+      {"follower.replication.throttled.replicas", "", false, T::kList, ""},
+      {"index.interval.bytes", "4096", false, T::kInt,
+       "log.index.interval.bytes"},
+      {"leader.replication.throttled.replicas", "", false, T::kList, ""},
+      {"local.retention.bytes", "-2", false, T::kLong,
+       "log.local.retention.bytes"},
+      {"local.retention.ms", "-2", false, T::kLong, "log.local.retention.ms"},
+      {"max.compaction.lag.ms", "9223372036854775807", false, T::kLong,
+       "log.cleaner.max.compaction.lag.ms"},
+      {"max.message.bytes", "1048588", true, T::kInt, "message.max.bytes"},
+      {"message.downconversion.enable", "true", false, T::kBoolean,
+       "log.message.downconversion.enable"},
+      {"message.format.version", "3.0-IV1", false, T::kString,
+       "log.message.format.version"},
+      {"message.timestamp.difference.max.ms", "9223372036854775807", false,
+       T::kLong, "log.message.timestamp.difference.max.ms"},
+      {"message.timestamp.type", "CreateTime", true, T::kString,
+       "log.message.timestamp.type"},
+      {"min.cleanable.dirty.ratio", "0.5", false, T::kDouble,
+       "log.cleaner.min.cleanable.ratio"},
+      {"min.compaction.lag.ms", "0", false, T::kLong,
+       "log.cleaner.min.compaction.lag.ms"},
+      {"min.insync.replicas", "1", false, T::kInt, "min.insync.replicas"},
+      {"preallocate", "false", false, T::kBoolean, "log.preallocate"},
+      {"remote.storage.enable", "false", false, T::kBoolean, ""},
+      {"retention.bytes", "-1", true, T::kLong, "log.retention.bytes"},
+      {"retention.ms", "-1", true, T::kLong, "log.retention.ms"},
+      {"segment.bytes", "1073741824", false, T::kInt, "log.segment.bytes"},
+      {"segment.index.bytes", "10485760", false, T::kInt,
+       "log.index.size.max.bytes"},
+      {"segment.jitter.ms", "0", false, T::kLong, "log.roll.jitter.ms"},
+      {"segment.ms", "604800000", false, T::kLong, "log.roll.ms"},
+      {"unclean.leader.election.enable", "false", false, T::kBoolean,
+       "unclean.leader.election.enable"},
   };
-}
-
-const TopicConfigDefinition* FindDefinition(std::string_view name) {
-  for (const TopicConfigDefinition& d : TopicConfigDefinitions()) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
 }
 
 absl::Status BadValue(std::string_view name, std::string_view value,
@@ -58,16 +68,6 @@ absl::Status BadValue(std::string_view name, std::string_view value,
   return absl::InvalidArgumentError(
       absl::StrCat("invalid value '", std::string(value), "' for config ",
                    std::string(name), ": ", std::string(why)));
-}
-
-absl::Status CheckLong(std::string_view name, std::string_view value,
-                       int64_t min) {
-  int64_t v = 0;
-  if (!absl::SimpleAtoi(std::string(value), &v))
-    return BadValue(name, value, "not a number");
-  if (v < min)
-    return BadValue(name, value, absl::StrCat("must be at least ", min));
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -78,14 +78,30 @@ const std::vector<TopicConfigDefinition>& TopicConfigDefinitions() {
   return *definitions;
 }
 
+const TopicConfigDefinition* FindTopicConfigDefinition(std::string_view name) {
+  for (const TopicConfigDefinition& d : TopicConfigDefinitions()) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> SplitConfigList(std::string_view value) {
+  std::vector<std::string> items;
+  if (absl::StripAsciiWhitespace(std::string(value)).empty()) return items;
+  for (absl::string_view item : absl::StrSplit(std::string(value), ',')) {
+    items.emplace_back(absl::StripAsciiWhitespace(item));
+  }
+  return items;
+}
+
 absl::Status TopicConfig::Validate(std::string_view name,
                                    std::string_view value) {
-  if (FindDefinition(name) == nullptr) {
+  if (FindTopicConfigDefinition(name) == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown topic config '", std::string(name), "'"));
   }
   if (name == "cleanup.policy") {
-    for (absl::string_view part : absl::StrSplit(std::string(value), ',')) {
+    for (const std::string& part : SplitConfigList(value)) {
       if (part != "delete" && part != "compact") {
         return BadValue(name, value, "must be delete, compact or both");
       }
@@ -105,49 +121,57 @@ absl::Status TopicConfig::Validate(std::string_view name,
     }
     return BadValue(name, value, "unknown compression type");
   }
-  if (name == "retention.ms" || name == "retention.bytes")
-    return CheckLong(name, value, -1);
-  if (name == "local.retention.ms" || name == "local.retention.bytes") {
-    return CheckLong(name, value, -2);
-  }
-  if (name == "max.message.bytes") {
-    absl::Status s = CheckLong(name, value, 0);
-    if (!s.ok()) return s;
-    int64_t v = 0;
-    (void)absl::SimpleAtoi(std::string(value), &v);
-    if (v > std::numeric_limits<int32_t>::max())
-      return BadValue(name, value, "too large");
-    return absl::OkStatus();
-  }
-  if (name == "min.insync.replicas") return CheckLong(name, value, 1);
-  if (name == "preallocate" || name == "message.downconversion.enable" ||
-      name == "unclean.leader.election.enable" ||
-      name == "remote.storage.enable") {
-    if (value != "true" && value != "false")
-      return BadValue(name, value, "must be true or false");
-    return absl::OkStatus();
-  }
-  if (name == "min.cleanable.dirty.ratio") {
-    double d = 0;
-    if (!absl::SimpleAtod(std::string(value), &d) || d < 0 || d > 1) {
-      return BadValue(name, value, "must be a number in [0, 1]");
+  const TopicConfigDefinition& d = *FindTopicConfigDefinition(name);
+  switch (d.type) {
+    case ConfigType::kBoolean: {
+      std::string v =
+          absl::AsciiStrToLower(absl::StripAsciiWhitespace(std::string(value)));
+      if (v != "true" && v != "false")
+        return BadValue(name, value, "must be true or false");
+      return absl::OkStatus();
     }
-    return absl::OkStatus();
+    case ConfigType::kInt:
+    case ConfigType::kLong: {
+      int64_t v = 0;
+      if (!absl::SimpleAtoi(std::string(value), &v))
+        return BadValue(name, value, "not a number");
+      if (d.type == ConfigType::kInt &&
+          (v < std::numeric_limits<int32_t>::min() ||
+           v > std::numeric_limits<int32_t>::max())) {
+        return BadValue(name, value, "not a 32-bit integer");
+      }
+      // Kafka's lower bounds (LogConfig); retention.bytes has none.
+      if (name == "retention.bytes") return absl::OkStatus();
+      int64_t min = 0;
+      if (name == "retention.ms") min = -1;
+      if (name == "local.retention.ms" || name == "local.retention.bytes")
+        min = -2;
+      if (name == "min.insync.replicas" || name == "segment.ms" ||
+          name == "flush.messages" || name == "max.compaction.lag.ms") {
+        min = 1;
+      }
+      if (name == "segment.bytes") min = 14;
+      if (name == "segment.index.bytes") min = 4;
+      if (v < min)
+        return BadValue(name, value, absl::StrCat("must be at least ", min));
+      return absl::OkStatus();
+    }
+    case ConfigType::kDouble: {
+      double v = 0;
+      if (!absl::SimpleAtod(std::string(value), &v) || v < 0 || v > 1) {
+        return BadValue(name, value, "must be a number in [0, 1]");
+      }
+      return absl::OkStatus();
+    }
+    default:
+      return absl::OkStatus();
   }
-  auto ends_with = [&](std::string_view suffix) {
-    return name.size() >= suffix.size() &&
-           name.substr(name.size() - suffix.size()) == suffix;
-  };
-  if (ends_with(".ms") || ends_with(".bytes") || name == "flush.messages") {
-    return CheckLong(name, value, 0);
-  }
-  return absl::OkStatus();
 }
 
 absl::Status TopicConfig::Set(std::string_view name,
                               std::optional<std::string_view> value) {
   if (!value) {
-    if (FindDefinition(name) == nullptr) return Validate(name, "");
+    if (FindTopicConfigDefinition(name) == nullptr) return Validate(name, "");
     explicit_.erase(std::string(name));
   } else {
     absl::Status s = Validate(name, *value);
@@ -161,7 +185,7 @@ absl::Status TopicConfig::Set(std::string_view name,
 std::string TopicConfig::Get(std::string_view name) const {
   auto it = explicit_.find(std::string(name));
   if (it != explicit_.end()) return it->second;
-  const TopicConfigDefinition* d = FindDefinition(name);
+  const TopicConfigDefinition* d = FindTopicConfigDefinition(name);
   return d == nullptr ? std::string() : std::string(d->default_value);
 }
 
@@ -170,6 +194,11 @@ void TopicConfig::Reparse() {
   (void)absl::SimpleAtoi(Get("retention.ms"), &retention_ms_);
   (void)absl::SimpleAtoi(Get("max.message.bytes"), &max_message_bytes_);
   log_append_time_ = Get("message.timestamp.type") == "LogAppendTime";
+  cleanup_delete_ = cleanup_compact_ = false;
+  for (const std::string& policy : SplitConfigList(Get("cleanup.policy"))) {
+    cleanup_delete_ |= policy == "delete";
+    cleanup_compact_ |= policy == "compact";
+  }
 }
 
 }  // namespace exactly::broker

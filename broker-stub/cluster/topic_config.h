@@ -1,7 +1,18 @@
-// Topic configs: the names Kafka defines, their defaults on this broker,
-// validation, and the few the broker acts on (retention.bytes, retention.ms,
-// max.message.bytes, message.timestamp.type, cleanup.policy). Unknown names are
-// rejected (INVALID_CONFIG).
+// Topic configs: the names Kafka defines, their types and defaults on this
+// broker, the broker configs they default from, validation, and the few the
+// broker acts on:
+// - retention.bytes, retention.ms: retention deletes the oldest whole batches
+//   below the last stable offset (cluster/retention.cc), with cleanup.policy
+//   "delete" only;
+// - max.message.bytes: a larger batch gets MESSAGE_TOO_LARGE;
+// - message.timestamp.type: LogAppendTime stamps batches with the broker's
+//   clock;
+// - cleanup.policy: without "delete", no retention and no DeleteRecords
+//   (POLICY_VIOLATION); with "compact", a record without a key gets
+//   INVALID_RECORD. Nothing is compacted: Kafka never compacts the active
+//   segment, so a test-sized topic keeps every record there too.
+// The others are validated, stored and described. Unknown names are rejected
+// (INVALID_CONFIG).
 #ifndef EXACTLY_BROKER_CLUSTER_TOPIC_CONFIG_H_
 #define EXACTLY_BROKER_CLUSTER_TOPIC_CONFIG_H_
 
@@ -16,14 +27,39 @@
 
 namespace exactly::broker {
 
+// The value types of Kafka's ConfigDef, numbered as DescribeConfigs v3+
+// reports them.
+enum class ConfigType : int8_t {
+  kUnknown = 0,
+  kBoolean = 1,
+  kString = 2,
+  kInt = 3,
+  kShort = 4,
+  kLong = 5,
+  kDouble = 6,
+  kList = 7,
+  kClass = 8,
+  kPassword = 9,
+};
+
 struct TopicConfigDefinition {
   std::string_view name;
   std::string_view default_value;
   bool honored;  // the broker acts on it; others are stored and described only
+  ConfigType type;
+  // The broker config this topic config defaults from (Kafka's
+  // TopicConfigSynonyms), empty if none.
+  std::string_view broker_synonym;
 };
 
 // Every topic config name Kafka 3.4 defines, with this broker's defaults.
 const std::vector<TopicConfigDefinition>& TopicConfigDefinitions();
+// The definition of `name`, or null for a name Kafka does not define.
+const TopicConfigDefinition* FindTopicConfigDefinition(std::string_view name);
+
+// A LIST config's items, as Kafka parses them: trimmed, split at commas; an
+// empty or blank value is the empty list.
+std::vector<std::string> SplitConfigList(std::string_view value);
 
 class TopicConfig {
  public:
@@ -50,6 +86,9 @@ class TopicConfig {
   int64_t retention_ms() const { return retention_ms_; }
   int32_t max_message_bytes() const { return max_message_bytes_; }
   bool log_append_time() const { return log_append_time_; }
+  // cleanup.policy contains "delete" / "compact".
+  bool cleanup_delete() const { return cleanup_delete_; }
+  bool cleanup_compact() const { return cleanup_compact_; }
 
  private:
   void Reparse();
@@ -59,6 +98,8 @@ class TopicConfig {
   int64_t retention_ms_ = -1;
   int32_t max_message_bytes_ = 1048588;
   bool log_append_time_ = false;
+  bool cleanup_delete_ = true;
+  bool cleanup_compact_ = false;
 };
 
 }  // namespace exactly::broker

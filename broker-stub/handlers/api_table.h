@@ -13,8 +13,11 @@
 
 namespace exactly::broker {
 
+// `body` lies inside `frame`; a handler that keeps part of the request (Produce
+// keeps its batches) keeps the frame.
 using HandlerFn = void (*)(BrokerState& b, const protocol::RequestHeader& h,
-                           std::string_view body, Responder r);
+                           std::string_view body, const SharedBuffer& frame,
+                           Responder r);
 
 struct ApiHandler {
   protocol::ApiKey key;

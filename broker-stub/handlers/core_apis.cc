@@ -11,7 +11,8 @@ std::vector<ApiHandler> CoreApis() {
   return {
       // Produce: v0-2 decode, but their message sets (magic 0/1) get
       // UNSUPPORTED_FOR_MESSAGE_FORMAT; v3+ carry record batch v2.
-      {ApiKey::kProduce, 0, 8, &Decoded<ProduceRequest, HandleProduce>},
+      {ApiKey::kProduce, 0, 8,
+       &DecodedWithFrame<ProduceRequest, HandleProduce>},
       // Fetch v4+ (isolation level, record batch v2 responses).
       {ApiKey::kFetch, 4, 11, &Decoded<FetchRequest, HandleFetch>},
       {ApiKey::kListOffsets, 0, 5,

@@ -1,9 +1,12 @@
 // CreateTopics: Kafka's checks (name, partitions, replication factor on a
-// one-broker cluster, assignments, configs), validate_only, and an answer once
-// the topics are durable.
+// one-broker cluster, assignments, configs, names that collide with an
+// existing one's metric name), validate_only, and an answer once the topics are
+// durable. v5+ (which returns the configs) is not served: librdkafka 2.0.2
+// sends at most v4 and kafka-python 2.0.2 at most v3.
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "handlers/handlers.h"
 
 namespace exactly::broker {
@@ -14,14 +17,43 @@ using protocol::CreateTopicsRequest;
 using protocol::CreateTopicsResponse;
 using protocol::ErrorCode;
 
-ApiError Check(const BrokerState& b, const CreateTopicsRequest::Topic& t,
+// Whether two names would map to the same metric name ('.' and '_' are
+// interchangeable there), which Kafka refuses.
+bool Collides(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i] == '.' ? '_' : a[i];
+    char y = b[i] == '.' ? '_' : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Kafka's checks before the topic is created, in Kafka's order (ZkAdminManager
+// then AdminZkClient.validateTopicCreate); BrokerState::CreateTopic then checks
+// the name, the partition count and the configs.
+ApiError Check(BrokerState& b, const CreateTopicsRequest::Topic& t,
                int32_t* partitions) {
   *partitions = t.num_partitions;
+  if (b.topics().Find(t.name) != nullptr) {
+    return Error(ErrorCode::kTopicAlreadyExists,
+                 absl::StrCat("Topic '", t.name, "' already exists."));
+  }
+  std::vector<std::string> null_configs;
+  for (const auto& c : t.configs) {
+    if (!c.value) null_configs.push_back(c.name);
+  }
+  if (!null_configs.empty()) {
+    return Error(ErrorCode::kInvalidConfig,
+                 absl::StrCat("Null value not supported for topic configs: ",
+                              absl::StrJoin(null_configs, ",")));
+  }
   if (!t.assignments.empty()) {
     if (t.num_partitions != -1 || t.replication_factor != -1) {
       return Error(ErrorCode::kInvalidRequest,
-                   "both partitions/replication factor and replica assignments "
-                   "were given");
+                   "Both numPartitions or replicationFactor and "
+                   "replicasAssignments were set. Both cannot be used at the "
+                   "same time.");
     }
     for (size_t i = 0; i < t.assignments.size(); ++i) {
       const auto& a = t.assignments[i];
@@ -36,17 +68,35 @@ ApiError Check(const BrokerState& b, const CreateTopicsRequest::Topic& t,
       }
     }
     *partitions = static_cast<int32_t>(t.assignments.size());
-    return {};
+  } else {
+    int32_t resolved = t.num_partitions == -1 ? b.options().default_partitions
+                                              : t.num_partitions;
+    if (resolved <= 0) {
+      return Error(ErrorCode::kInvalidPartitions,
+                   "Number of partitions must be larger than 0.");
+    }
+    if (t.replication_factor == 0 || t.replication_factor < -1) {
+      return Error(ErrorCode::kInvalidReplicationFactor,
+                   "Replication factor must be larger than 0.");
+    }
+    if (t.replication_factor > 1) {
+      return Error(ErrorCode::kInvalidReplicationFactor,
+                   absl::StrCat("Replication factor: ", t.replication_factor,
+                                " larger than available brokers: 1."));
+    }
   }
-  if (t.replication_factor == 0 || t.replication_factor < -1) {
-    return Error(ErrorCode::kInvalidReplicationFactor,
-                 absl::StrCat("replication factor must be positive, not ",
-                              t.replication_factor));
-  }
-  if (t.replication_factor > 1) {
-    return Error(ErrorCode::kInvalidReplicationFactor,
-                 absl::StrCat("Replication factor: ", t.replication_factor,
-                              " larger than available brokers: 1."));
+  if (ValidateTopicName(t.name).ok() &&
+      t.name.find_first_of("._") != std::string::npos) {
+    std::vector<std::string> colliding;
+    for (const auto& [name, topic] : b.topics().all()) {
+      if (Collides(name, t.name)) colliding.push_back(name);
+    }
+    if (!colliding.empty()) {
+      return Error(
+          ErrorCode::kInvalidTopicException,
+          absl::StrCat("Topic '", t.name, "' collides with existing topics: ",
+                       absl::StrJoin(colliding, ", ")));
+    }
   }
   return {};
 }
@@ -74,9 +124,7 @@ void HandleCreateTopics(BrokerState& b, const RequestHeader& h,
     }
     if (error.ok()) {
       std::map<std::string, std::string> configs;
-      for (const auto& c : t.configs) {
-        if (c.value) configs[c.name] = *c.value;
-      }
+      for (const auto& c : t.configs) configs[c.name] = *c.value;
       error = b.CreateTopic(t.name, partitions, configs, request.validate_only);
     }
     rt.error_code = error.code_value();

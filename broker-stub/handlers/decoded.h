@@ -1,4 +1,4 @@
-// The adapter between the dispatcher's untyped handler signature and the typed
+// The adapters between the dispatcher's untyped handler signature and the typed
 // handler functions: decode the body as the API's request struct, then call the
 // handler.
 #ifndef EXACTLY_BROKER_HANDLERS_DECODED_H_
@@ -12,6 +12,7 @@
 #include "protocol/request_header.h"
 #include "protocol/serde.h"
 #include "server/responder.h"
+#include "util/shared_buffer.h"
 
 namespace exactly::broker {
 
@@ -19,20 +20,38 @@ namespace exactly::broker {
 // answer a request it cannot read). Bytes after the body are ignored, as
 // Kafka's broker ignores them (librdkafka < 2.1 sends one extra after
 // ListGroups v3+).
-template <class Request,
-          void (*Handle)(BrokerState&, const protocol::RequestHeader&, Request&,
-                         Responder)>
-void Decoded(BrokerState& b, const protocol::RequestHeader& h,
-             std::string_view body, Responder r) {
+template <class Request>
+absl::StatusOr<Request> DecodeOrClose(const protocol::RequestHeader& h,
+                                      std::string_view body, Responder& r) {
   absl::StatusOr<Request> request = protocol::DecodeMessage<Request>(
       body, h.api_version, /*allow_trailing=*/true);
   if (!request.ok()) {
     r.CloseConnection(absl::StrCat(
         "malformed ", std::string(protocol::ApiKeyName(h.api_key)), " v",
         h.api_version, " request: ", request.status().message()));
-    return;
   }
-  Handle(b, h, *request, std::move(r));
+  return request;
+}
+
+template <class Request,
+          void (*Handle)(BrokerState&, const protocol::RequestHeader&, Request&,
+                         Responder)>
+void Decoded(BrokerState& b, const protocol::RequestHeader& h,
+             std::string_view body, const SharedBuffer&, Responder r) {
+  absl::StatusOr<Request> request = DecodeOrClose<Request>(h, body, r);
+  if (request.ok()) Handle(b, h, *request, std::move(r));
+}
+
+// For handlers that keep bytes of the request itself (Produce keeps its
+// batches).
+template <class Request,
+          void (*Handle)(BrokerState&, const protocol::RequestHeader&, Request&,
+                         const SharedBuffer&, Responder)>
+void DecodedWithFrame(BrokerState& b, const protocol::RequestHeader& h,
+                      std::string_view body, const SharedBuffer& frame,
+                      Responder r) {
+  absl::StatusOr<Request> request = DecodeOrClose<Request>(h, body, r);
+  if (request.ok()) Handle(b, h, *request, frame, std::move(r));
 }
 
 }  // namespace exactly::broker

@@ -33,9 +33,9 @@ void AnswerUnsupportedApiVersions(const protocol::RequestHeader& h,
 
 void DispatchRequest(BrokerState& b,
                      const std::shared_ptr<Connection>& connection,
-                     std::string request, uint64_t slot) {
+                     SharedBuffer frame, size_t size, uint64_t slot) {
   absl::StatusOr<protocol::ParsedRequest> parsed =
-      protocol::ParseRequest(request);
+      protocol::ParseRequest(std::string_view(frame.get(), size));
   if (!parsed.ok()) {
     connection->Close(
         absl::StrCat("malformed request header: ", parsed.status().message()));
@@ -65,7 +65,7 @@ void DispatchRequest(BrokerState& b,
   LogDebug("request ", std::string(protocol::ApiKeyName(h.api_key)), " v",
            h.api_version, " correlation ", h.correlation_id, " from ",
            connection->peer());
-  api->handle(b, h, parsed->body, std::move(r));
+  api->handle(b, h, parsed->body, frame, std::move(r));
 }
 
 }  // namespace exactly::broker

@@ -9,12 +9,13 @@
 
 #include "cluster/broker_state.h"
 #include "server/connection.h"
+#include "util/shared_buffer.h"
 
 namespace exactly::broker {
 
 void DispatchRequest(BrokerState& b,
                      const std::shared_ptr<Connection>& connection,
-                     std::string request, uint64_t slot);
+                     SharedBuffer frame, size_t size, uint64_t slot);
 
 }  // namespace exactly::broker
 

@@ -9,6 +9,7 @@
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
 #include "server/responder.h"
+#include "util/shared_buffer.h"
 
 namespace exactly::broker {
 
@@ -19,7 +20,8 @@ void HandleApiVersions(BrokerState& b, const RequestHeader& h,
 void HandleMetadata(BrokerState& b, const RequestHeader& h,
                     protocol::MetadataRequest& request, Responder r);
 void HandleProduce(BrokerState& b, const RequestHeader& h,
-                   protocol::ProduceRequest& request, Responder r);
+                   protocol::ProduceRequest& request, const SharedBuffer& frame,
+                   Responder r);
 void HandleFetch(BrokerState& b, const RequestHeader& h,
                  protocol::FetchRequest& request, Responder r);
 void HandleListOffsets(BrokerState& b, const RequestHeader& h,

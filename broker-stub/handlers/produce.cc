@@ -15,7 +15,8 @@ using protocol::ProduceResponse;
 }  // namespace
 
 void HandleProduce(BrokerState& b, const RequestHeader& h,
-                   protocol::ProduceRequest& request, Responder r) {
+                   protocol::ProduceRequest& request, const SharedBuffer& frame,
+                   Responder r) {
   ProduceResponse response;
   // (topic, partition) positions in the response of the partitions that
   // appended something.
@@ -61,7 +62,7 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
         continue;
       }
       AppendOutcome outcome =
-          AppendRecords(b, *partition, *topic, p.records.Contiguous());
+          AppendRecords(b, *partition, *topic, frame, p.records.Contiguous());
       if (!outcome.error.ok()) {
         fail(outcome.error.code, outcome.error.message);
         continue;

@@ -4,31 +4,35 @@
 
 namespace exactly::broker {
 
-const StoredBatch& PartitionLog::Append(
-    std::string_view batch, const protocol::RecordBatchHeader& header,
-    int32_t leader_epoch) {
+StoredBatch& PartitionLog::Append(SharedBuffer owner, char* data, size_t size,
+                                  const protocol::RecordBatchHeader& header,
+                                  int32_t leader_epoch) {
   StoredBatch& stored = batches_.emplace_back();
-  stored.bytes.assign(batch);
+  stored.owner = std::move(owner);
+  stored.data = data;
+  stored.size = size;
   stored.header = header;
   stored.header.base_offset = log_end_offset_;
   stored.header.partition_leader_epoch = leader_epoch;
-  protocol::SetBatchBaseOffset(stored.bytes.data(), log_end_offset_);
-  protocol::SetBatchLeaderEpoch(stored.bytes.data(), leader_epoch);
+  protocol::SetBatchBaseOffset(data, log_end_offset_);
+  protocol::SetBatchLeaderEpoch(data, leader_epoch);
   log_end_offset_ = stored.next_offset();
-  size_in_bytes_ += stored.bytes.size();
+  size_in_bytes_ += size;
   return stored;
 }
 
-void PartitionLog::Restore(std::string bytes,
+void PartitionLog::Restore(std::string_view bytes,
                            const protocol::RecordBatchHeader& header) {
   if (batches_.empty())
     log_start_offset_ = std::max(log_start_offset_, header.base_offset);
   StoredBatch& stored = batches_.emplace_back();
-  stored.bytes = std::move(bytes);
+  stored.owner = CopyToSharedBuffer(bytes);
+  stored.data = stored.owner.get();
+  stored.size = bytes.size();
   stored.header = header;
   log_end_offset_ = stored.next_offset();
   high_watermark_ = log_end_offset_;
-  size_in_bytes_ += stored.bytes.size();
+  size_in_bytes_ += stored.size;
 }
 
 void PartitionLog::AdvanceHighWatermark(int64_t offset) {
@@ -54,11 +58,10 @@ LogSlice PartitionLog::Read(int64_t offset, int64_t limit, size_t max_bytes,
     // boundary).
     if (b.next_offset() > limit) break;
     bool first = slice.batches.empty();
-    if (slice.bytes + b.bytes.size() > max_bytes &&
-        !(first && first_batch_always))
+    if (slice.bytes + b.size > max_bytes && !(first && first_batch_always))
       break;
-    slice.batches.push_back(b.bytes);
-    slice.bytes += b.bytes.size();
+    slice.batches.push_back(b.bytes());
+    slice.bytes += b.size;
     slice.next_offset = b.next_offset();
   }
   return slice;
@@ -71,7 +74,7 @@ std::optional<PartitionLog::TimestampOffset> PartitionLog::OffsetForTimestamp(
     if (b.next_offset() > high_watermark_) break;
     if (b.header.max_timestamp < timestamp || b.header.is_control()) continue;
     absl::StatusOr<std::vector<protocol::Record>> records =
-        protocol::DecodeRecords({b.header, b.bytes});
+        protocol::DecodeRecords({b.header, b.bytes()});
     if (!records.ok())
       continue;  // validated on append; unreadable only if corrupted later
     for (const protocol::Record& r : *records) {
@@ -88,7 +91,7 @@ std::vector<int64_t> PartitionLog::DeleteBefore(int64_t offset) {
   offset = std::min(offset, log_end_offset_);
   while (!batches_.empty() && batches_.front().next_offset() <= offset) {
     removed.push_back(batches_.front().base_offset());
-    size_in_bytes_ -= batches_.front().bytes.size();
+    size_in_bytes_ -= batches_.front().size;
     batches_.pop_front();
   }
   log_start_offset_ = std::max(log_start_offset_, offset);
@@ -105,7 +108,7 @@ int64_t PartitionLog::RetentionStartOffset(int64_t retain_bytes,
   for (const StoredBatch& b : batches_) {
     if (size <= static_cast<size_t>(retain_bytes) || b.next_offset() > limit)
       break;
-    size -= b.bytes.size();
+    size -= b.size;
     start = b.next_offset();
   }
   return start;

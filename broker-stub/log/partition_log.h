@@ -19,13 +19,20 @@
 #include <vector>
 
 #include "protocol/record_batch.h"
+#include "util/shared_buffer.h"
 
 namespace exactly::broker {
 
 struct StoredBatch {
   protocol::RecordBatchHeader header;  // base_offset is the broker-assigned one
-  std::string bytes;                   // the whole batch as stored and served
+  // The whole batch as stored and served. It usually lives inside the request
+  // frame it arrived in (`owner`), written in place where the broker sets its
+  // offsets.
+  SharedBuffer owner;
+  char* data = nullptr;
+  size_t size = 0;
 
+  std::string_view bytes() const { return {data, size}; }
   int64_t base_offset() const { return header.base_offset; }
   int64_t last_offset() const { return header.last_offset(); }
   int64_t next_offset() const { return header.last_offset() + 1; }
@@ -53,14 +60,16 @@ class PartitionLog {
   size_t batch_count() const { return batches_.size(); }
   const std::deque<StoredBatch>& batches() const { return batches_; }
 
-  // Appends a validated batch at the log end: copies it, writes the base offset
-  // and leader epoch into the copy, and returns the stored batch.
-  const StoredBatch& Append(std::string_view batch,
-                            const protocol::RecordBatchHeader& header,
-                            int32_t leader_epoch);
+  // Appends a validated batch at the log end without copying it: the log keeps
+  // `owner` alive and writes the base offset and leader epoch into `data`
+  // itself.
+  StoredBatch& Append(SharedBuffer owner, char* data, size_t size,
+                      const protocol::RecordBatchHeader& header,
+                      int32_t leader_epoch);
 
   // Restores a batch read back from the store at the offset it already carries.
-  void Restore(std::string bytes, const protocol::RecordBatchHeader& header);
+  void Restore(std::string_view bytes,
+               const protocol::RecordBatchHeader& header);
 
   // Makes everything below `offset` (at most the LEO) visible.
   void AdvanceHighWatermark(int64_t offset);

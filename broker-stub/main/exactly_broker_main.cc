@@ -13,6 +13,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "admin/admin_client.h"
+#include "admin/admin_server.h"
 #include "exactly/broker/broker.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
@@ -35,6 +37,9 @@ ABSL_FLAG(int64_t, flush_ms, 0,
           "fsync the log at this interval in ms (0: no timer).");
 ABSL_FLAG(int32_t, node_id, 1, "This broker's node id.");
 ABSL_FLAG(bool, verbose, false, "Log every request.");
+ABSL_FLAG(int32_t, admin_port, -1,
+          "Serve fault-injection commands on 127.0.0.1:PORT (0 picks a port, -1 disables); "
+          "see docs/faults.md.");
 
 namespace {
 
@@ -60,6 +65,10 @@ std::vector<std::string> NormalizeFlags(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // exactly-broker admin HOST:PORT COMMAND...: send one admin command, print the reply.
+  if (argc >= 2 && std::string(argv[1]) == "admin") {
+    return exactly::broker::AdminClientMain(argc - 2, argv + 2);
+  }
   absl::SetProgramUsageMessage(
       "The exactly bundled Kafka broker.\n"
       "  exactly-broker --port 0 [--data-dir DIR] [--default-partitions N]\n"
@@ -109,12 +118,24 @@ int main(int argc, char** argv) {
                  std::string(broker.status().message()).c_str());
     return 1;
   }
+  std::unique_ptr<exactly::broker::AdminServer> admin;
+  if (int32_t admin_port = absl::GetFlag(FLAGS_admin_port); admin_port >= 0) {
+    auto started = exactly::broker::AdminServer::Start(**broker, "127.0.0.1",
+                                                       static_cast<uint16_t>(admin_port));
+    if (!started.ok()) {
+      std::fprintf(stderr, "exactly-broker: %s\n", std::string(started.status().message()).c_str());
+      return 1;
+    }
+    admin = std::move(*started);
+  }
   std::printf("bootstrap.servers=%s\n", (*broker)->bootstrap_servers().c_str());
+  if (admin) std::printf("admin=127.0.0.1:%u\n", admin->port());
   std::fflush(stdout);
 
   int signal = 0;
   sigwait(&stop_signals, &signal);
   std::fprintf(stderr, "exactly-broker: stopping on signal %d\n", signal);
+  admin.reset();
   absl::Status s = (*broker)->Stop();
   if (!s.ok()) {
     std::fprintf(stderr, "exactly-broker: %s\n",

@@ -12,9 +12,10 @@ namespace {
 using protocol::ErrorCode;
 using protocol::RecordBatchHeader;
 
+// Whether `next` directly follows `last`; sequences wrap to 0 after INT32_MAX.
 bool InSequence(int32_t last, int32_t next) {
-  return next == last + 1 ||
-         (last == std::numeric_limits<int32_t>::max() && next == 0);
+  if (last == std::numeric_limits<int32_t>::max()) return next == 0;
+  return static_cast<int64_t>(next) == static_cast<int64_t>(last) + 1;
 }
 
 SequenceCheck Reject(ErrorCode code, std::string message) {
@@ -64,11 +65,14 @@ SequenceCheck ProducerStateTable::Check(const RecordBatchHeader& batch) const {
   }
   int32_t last = entry.last_sequence();
   if (!InSequence(last, batch.base_sequence)) {
-    return Reject(ErrorCode::kOutOfOrderSequenceNumber,
-                  absl::StrCat("producer ", batch.producer_id, " epoch ",
-                               batch.producer_epoch, ": expected sequence ",
-                               last == protocol::kNoSequence ? 0 : last + 1,
-                               ", got ", batch.base_sequence));
+    return Reject(
+        ErrorCode::kOutOfOrderSequenceNumber,
+        absl::StrCat("producer ", batch.producer_id, " epoch ",
+                     batch.producer_epoch, ": expected sequence ",
+                     last == protocol::kNoSequence
+                         ? 0
+                         : RecordBatchHeader::IncrementSequence(last, 1),
+                     ", got ", batch.base_sequence));
   }
   return {};
 }

@@ -69,6 +69,13 @@ std::string_view ApiKeyName(ApiKey key) {
   return info == nullptr ? "Unknown" : info->name;
 }
 
+std::optional<ApiKey> ApiKeyFromName(std::string_view name) {
+  for (const ApiKeyInfo& info : kApiKeys) {
+    if (info.name == name) return info.key;
+  }
+  return std::nullopt;
+}
+
 int16_t FirstFlexibleVersion(ApiKey key) {
   const ApiKeyInfo* info = Find(key);
   return info == nullptr ? kNever : info->first_flexible_version;

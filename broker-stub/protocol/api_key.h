@@ -4,6 +4,7 @@
 #define EXACTLY_BROKER_PROTOCOL_API_KEY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace exactly::protocol {
@@ -52,6 +53,9 @@ std::string_view ApiKeyName(ApiKey key);
 inline std::string_view ApiKeyName(int16_t key) {
   return ApiKeyName(static_cast<ApiKey>(key));
 }
+
+// The key named `name` ("Produce", as ApiKeyName spells it), if there is one.
+std::optional<ApiKey> ApiKeyFromName(std::string_view name);
 
 // The first version of `key` that uses the flexible encoding (compact strings
 // and arrays, tagged fields, request header v2), per Kafka's message JSON;

@@ -20,8 +20,7 @@ void PutBigEndian(char* out, T value) {
   }
 }
 
-// Walks the records of a batch's (decompressed) records section. When `out` is
-// null the records are only checked, nothing is copied.
+// Decodes the records of a batch's (decompressed) records section into `out`.
 absl::Status WalkRecords(const RecordBatchHeader& h, std::string_view section,
                          std::vector<Record>* out) {
   Decoder d(section, 0, false);
@@ -51,14 +50,14 @@ absl::Status WalkRecords(const RecordBatchHeader& h, std::string_view section,
       }
       if (n >= 0) {
         std::string_view bytes = d.Raw(static_cast<size_t>(n));
-        if (blob != nullptr) blob->emplace(bytes);
-      } else if (blob != nullptr) {
+        blob->emplace(bytes);
+      } else {
         blob->reset();
       }
     };
     Record r;
-    read_blob(out ? &r.key : nullptr);
-    read_blob(out ? &r.value : nullptr);
+    read_blob(&r.key);
+    read_blob(&r.value);
     int32_t header_count = 0;
     d.Varint(header_count);
     if (!d.ok()) return d.status();
@@ -69,11 +68,10 @@ absl::Status WalkRecords(const RecordBatchHeader& h, std::string_view section,
     for (int32_t k = 0; k < header_count && d.ok(); ++k) {
       std::optional<std::string> key;
       RecordHeaderField field;
-      read_blob(out ? &key : nullptr);
-      if (d.ok() && out && !key)
-        return absl::InvalidArgumentError("null header key");
-      read_blob(out ? &field.value : nullptr);
-      if (out && key) {
+      read_blob(&key);
+      if (d.ok() && !key) return absl::InvalidArgumentError("null header key");
+      read_blob(&field.value);
+      if (key) {
         field.key = std::move(*key);
         r.headers.push_back(std::move(field));
       }
@@ -83,13 +81,11 @@ absl::Status WalkRecords(const RecordBatchHeader& h, std::string_view section,
       return absl::InvalidArgumentError(absl::StrCat(
           "record ", i, ": length ", length, " does not match its fields"));
     }
-    if (out != nullptr) {
-      r.offset = h.base_offset + offset_delta;
-      r.timestamp = (h.attributes & kAttrLogAppendTime) != 0
-                        ? h.max_timestamp
-                        : h.base_timestamp + timestamp_delta;
-      out->push_back(std::move(r));
-    }
+    r.offset = h.base_offset + offset_delta;
+    r.timestamp = (h.attributes & kAttrLogAppendTime) != 0
+                      ? h.max_timestamp
+                      : h.base_timestamp + timestamp_delta;
+    out->push_back(std::move(r));
   }
   if (d.remaining() != 0) {
     return absl::InvalidArgumentError(absl::StrCat(d.remaining(),
@@ -99,13 +95,99 @@ absl::Status WalkRecords(const RecordBatchHeader& h, std::string_view section,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> RecordsSection(const RecordBatchView& batch,
-                                           size_t max_bytes) {
+// A batch's records section: a view of the batch itself when uncompressed, the
+// decompressed bytes otherwise.
+struct RecordsSection {
+  std::string decompressed;
+  std::string_view view;
+};
+
+absl::Status ReadRecordsSection(const RecordBatchView& batch, size_t max_bytes,
+                                RecordsSection* out) {
   std::string_view section = batch.bytes.substr(kBatchHeaderSize);
-  if (batch.header.compression() == Compression::kNone)
-    return std::string(section);
-  return Decompress(batch.header.compression(), section, max_bytes);
+  if (batch.header.compression() == Compression::kNone) {
+    out->view = section;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> d =
+      Decompress(batch.header.compression(), section, max_bytes);
+  if (!d.ok()) return d.status();
+  out->decompressed = std::move(*d);
+  out->view = out->decompressed;
+  return absl::OkStatus();
 }
+
+// The validation-only twin of WalkRecords, on raw pointers: it runs for every
+// batch a producer sends, so it copies nothing and checks each varint's bounds
+// inline.
+class RecordScanner {
+ public:
+  explicit RecordScanner(std::string_view s)
+      : p_(reinterpret_cast<const uint8_t*>(s.data())), end_(p_ + s.size()) {}
+
+  absl::Status Check(int32_t record_count) {
+    for (int32_t i = 0; i < record_count; ++i) {
+      int64_t length = 0;
+      if (!Varint(&length) || length < 0 || length > end_ - p_) {
+        return Bad(i, "record length");
+      }
+      const uint8_t* record_end = p_ + length;
+      int64_t unused = 0, key = 0, value = 0, headers = 0;
+      if (p_ >= record_end) return Bad(i, "empty record");
+      ++p_;  // attributes
+      if (!Varint(&unused) || !Varint(&unused))
+        return Bad(i, "timestamp or offset delta");
+      if (!Blob(&key, record_end) || !Blob(&value, record_end))
+        return Bad(i, "key or value");
+      if (!Varint(&headers) || headers < 0 || headers > record_end - p_) {
+        return Bad(i, "header count");
+      }
+      for (int64_t h = 0; h < headers; ++h) {
+        int64_t header_key = 0;
+        if (!Blob(&header_key, record_end) || header_key < 0 ||
+            !Blob(&unused, record_end)) {
+          return Bad(i, "header");
+        }
+      }
+      if (p_ != record_end) return Bad(i, "length does not match its fields");
+    }
+    if (p_ != end_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          end_ - p_, " bytes after the batch's ", record_count, " records"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // A zig-zag varint of at most 64 bits.
+  bool Varint(int64_t* v) {
+    uint64_t raw = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ >= end_) return false;
+      uint8_t b = *p_++;
+      raw |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        *v = static_cast<int64_t>((raw >> 1) ^ (~(raw & 1) + 1));
+        return true;
+      }
+    }
+    return false;
+  }
+  // A length-prefixed (-1 = null) byte string inside the current record.
+  bool Blob(int64_t* length, const uint8_t* record_end) {
+    if (!Varint(length) || *length < -1 || *length > record_end - p_)
+      return false;
+    if (*length > 0) p_ += *length;
+    return true;
+  }
+  static absl::Status Bad(int32_t index, std::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record ", index, ": malformed ", std::string(what)));
+  }
+
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
 
 void EncodeRecord(const RecordSpec& r, int32_t offset_delta, std::string* out) {
   std::string body;
@@ -228,14 +310,14 @@ BatchCheck CheckProduceBatches(std::string_view records,
           absl::StrCat("batch ", index, ": ", h->record_count,
                        " records with lastOffsetDelta ", h->last_offset_delta));
     }
-    absl::StatusOr<std::string> section =
-        RecordsSection(view, limits.max_decompressed_bytes);
-    if (!section.ok()) {
-      return fail(
-          ErrorCode::kCorruptMessage,
-          absl::StrCat("batch ", index, ": ", section.status().message()));
+    RecordsSection section;
+    absl::Status read =
+        ReadRecordsSection(view, limits.max_decompressed_bytes, &section);
+    if (!read.ok()) {
+      return fail(ErrorCode::kCorruptMessage,
+                  absl::StrCat("batch ", index, ": ", read.message()));
     }
-    absl::Status walked = WalkRecords(*h, *section, nullptr);
+    absl::Status walked = RecordScanner(section.view).Check(h->record_count);
     if (!walked.ok()) {
       return fail(ErrorCode::kCorruptMessage,
                   absl::StrCat("batch ", index, ": ", walked.message()));
@@ -262,12 +344,13 @@ absl::StatusOr<std::vector<RecordBatchView>> SplitBatches(
 
 absl::StatusOr<std::vector<Record>> DecodeRecords(
     const RecordBatchView& batch, size_t max_decompressed_bytes) {
-  absl::StatusOr<std::string> section =
-      RecordsSection(batch, max_decompressed_bytes);
-  if (!section.ok()) return section.status();
+  RecordsSection section;
+  absl::Status read =
+      ReadRecordsSection(batch, max_decompressed_bytes, &section);
+  if (!read.ok()) return read;
   std::vector<Record> records;
   records.reserve(static_cast<size_t>(std::max(0, batch.header.record_count)));
-  absl::Status s = WalkRecords(batch.header, *section, &records);
+  absl::Status s = WalkRecords(batch.header, section.view, &records);
   if (!s.ok()) return s;
   return records;
 }

@@ -59,18 +59,18 @@ void Connection::ReadSize() {
 }
 
 void Connection::ReadBody(uint32_t size) {
-  request_.resize(size);
+  // Not zero-filled: the socket overwrites every byte.
+  request_ = NewSharedBuffer(size);
   asio::async_read(
-      socket_, asio::buffer(request_.data(), size),
-      [self = shared_from_this()](const asio::error_code& ec, size_t) {
+      socket_, asio::buffer(request_.get(), size),
+      [self = shared_from_this(), size](const asio::error_code& ec, size_t) {
         if (ec) {
           self->Close(absl::StrCat("truncated frame: ", ec.message()));
           return;
         }
         uint64_t slot = self->next_slot_++;
         self->slots_.push_back(Slot{slot});
-        self->on_request_(self, std::move(self->request_), slot);
-        self->request_.clear();
+        self->on_request_(self, std::move(self->request_), size, slot);
         if (self->closed_) return;
         if (self->slots_.size() >= kMaxPendingResponses) {
           self->reading_paused_ = true;

@@ -16,15 +16,17 @@
 #include <vector>
 
 #include "server/responder.h"
+#include "util/shared_buffer.h"
 
 namespace exactly::broker {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  // Called with each complete request (size prefix removed) and the responder
-  // for it.
-  using RequestFn = std::function<void(std::shared_ptr<Connection>,
-                                       std::string request, uint64_t slot)>;
+  // Called with each complete request: `frame` holds its `size` bytes (size
+  // prefix removed); `slot` is its place in the response order.
+  using RequestFn =
+      std::function<void(std::shared_ptr<Connection>, SharedBuffer frame,
+                         size_t size, uint64_t slot)>;
   // Called once when the connection closes.
   using ClosedFn = std::function<void(uint64_t id)>;
 
@@ -65,7 +67,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ClosedFn on_closed_;
   std::string peer_;
   unsigned char size_buf_[4];
-  std::string request_;
+  SharedBuffer request_;
   std::deque<Slot> slots_;
   uint64_t next_slot_ = 0;
   std::vector<std::string> writing_;

@@ -33,6 +33,11 @@ Responder::~Responder() {
     CloseConnection("internal error: a request was left unanswered");
 }
 
+std::string Responder::peer() const {
+  auto c = connection_.lock();
+  return c ? c->peer() : std::string();
+}
+
 void Responder::SendFrame(std::string frame) {
   if (answered_) return;
   answered_ = true;

@@ -31,6 +31,8 @@ class Responder {
   int16_t api_key() const { return api_key_; }
   int16_t version() const { return version_; }
   int32_t correlation_id() const { return correlation_id_; }
+  // The client's address, "host:port" ("" once the connection is gone).
+  std::string peer() const;
   // Holds the response back by this much once it is ready (injected latency).
   void set_delay_ms(int32_t delay_ms) { delay_ms_ = delay_ms; }
 

@@ -167,6 +167,7 @@ void FaultInjectingFileSystem::OnAppend(const std::string& fname,
 }
 
 void FaultInjectingFileSystem::OnSync(const std::string& fname) {
+  if (power_cut_.load()) return;
   std::lock_guard<std::mutex> lock(mu_);
   FileState& state = files_[fname];
   state.synced = state.size;
@@ -190,6 +191,7 @@ absl::Status FaultInjectingFileSystem::DropUnsyncedData() {
     }
     state.size = state.synced;
   }
+  power_cut_.store(false);
   return absl::OkStatus();
 }
 

@@ -34,8 +34,12 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
   static std::unique_ptr<rocksdb::Env> NewEnv(
       std::shared_ptr<FaultInjectingFileSystem> fs);
 
-  // Cuts every file written through this file system back to its last synced
-  // size. Call it with the database closed.
+  // The power goes off: from now on syncs make nothing durable (the database
+  // may still sync while it is being closed, but the disk would not have it).
+  void CutPower() { power_cut_.store(true); }
+  // Cuts every file written through this file system back to what was synced
+  // before the power went off, and turns the power back on. Call it with the
+  // database closed.
   absl::Status DropUnsyncedData();
 
   void SetNoSpace(bool no_space) { no_space_.store(no_space); }
@@ -78,6 +82,7 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
   std::mutex mu_;
   std::map<std::string, FileState> files_;
   std::atomic<bool> no_space_{false};
+  std::atomic<bool> power_cut_{false};
 };
 
 }  // namespace exactly::broker

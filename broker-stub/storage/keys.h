@@ -2,15 +2,17 @@
 // big-endian fields, so that a prefix scan returns a partition's batches in
 // offset order.
 //
-//   'M' name                                   broker metadata (next producer
-//   id, ...) 'T' topic name                             a topic: id, partition
-//   count, configs 'B' topic id(4) partition(4) offset(8)     one record batch,
-//   as stored 'P' topic id(4) partition(4) pid(8)        a producer's state on
-//   a partition 'S' topic id(4) partition(4)               a partition's log
-//   start offset 'X' transactional id                       a transaction's
-//   coordinator state 'G' group id 0x00 topic 0x00 partition(4)  a committed
-//   offset 'g' group id                               a group's own record
-//   (protocol, generation)
+// - 'M' name: broker metadata (next producer id, ...)
+// - 'T' topic name: a topic (id, partition count, configs)
+// - 'B' topic id(4) partition(4) offset(8): one record batch, as stored
+// - 'P' topic id(4) partition(4) pid(8): a producer's state on a partition
+// - 'S' topic id(4) partition(4): a partition's log start offset
+// - 'X' transactional id: a transaction's coordinator state
+// - 'G' group id 0x00 topic 0x00 partition(4): a committed offset
+// - 'Q' group id 0x00 pid(8) topic 0x00 partition(4): a transactional offset
+//   (TxnOffsetCommit) pending until its transaction ends
+// - 'g' group id: a group's membership record (protocol, generation, members
+//   and their assignments)
 #ifndef EXACTLY_BROKER_STORAGE_KEYS_H_
 #define EXACTLY_BROKER_STORAGE_KEYS_H_
 
@@ -85,9 +87,31 @@ inline std::string GroupOffset(std::string_view group, std::string_view topic,
   AppendBigEndian(&k, static_cast<uint32_t>(partition), 4);
   return k;
 }
+inline std::string GroupOffsetScanPrefix() { return "G"; }
+inline std::string TxnOffsetPrefix(std::string_view group) {
+  std::string k = "Q" + std::string(group);
+  k.push_back('\0');
+  return k;
+}
+inline std::string TxnOffsetProducerPrefix(std::string_view group,
+                                           int64_t producer_id) {
+  std::string k = TxnOffsetPrefix(group);
+  AppendBigEndian(&k, static_cast<uint64_t>(producer_id), 8);
+  return k;
+}
+inline std::string TxnOffset(std::string_view group, int64_t producer_id,
+                             std::string_view topic, int32_t partition) {
+  std::string k =
+      TxnOffsetProducerPrefix(group, producer_id) + std::string(topic);
+  k.push_back('\0');
+  AppendBigEndian(&k, static_cast<uint32_t>(partition), 4);
+  return k;
+}
+inline std::string TxnOffsetScanPrefix() { return "Q"; }
 inline std::string Group(std::string_view group) {
   return "g" + std::string(group);
 }
+inline std::string GroupScanPrefix() { return "g"; }
 
 }  // namespace exactly::broker::keys
 

@@ -1,0 +1,66 @@
+// AlterConfigs (the legacy, whole-set form): each TOPIC resource's configs
+// become exactly the ones listed (every other config returns to its default),
+// validated first, with validate_only; retention changes take effect at once. A
+// BROKER resource (this broker's id or "") accepts an empty change only: none
+// of this broker's configs can change while it runs (INVALID_CONFIG). Answered
+// once the new configs are durable.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cluster/topic_admin.h"
+#include "handlers/admin_handlers.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+
+template <class Resource>
+ApiError AlterBroker(const BrokerState& b, const Resource& resource) {
+  ApiError error = CheckBrokerResourceName(b, resource.resource_name,
+                                           /*allow_empty=*/true);
+  if (!error.ok() || resource.configs.empty()) return error;
+  std::vector<std::string> names;
+  for (const auto& c : resource.configs) names.push_back(c.name);
+  return Error(ErrorCode::kInvalidConfig,
+               absl::StrCat("Cannot update these configs dynamically: ",
+                            absl::StrJoin(names, ", ")));
+}
+
+}  // namespace
+
+void HandleAlterConfigs(BrokerState& b, const RequestHeader& h,
+                        protocol::AlterConfigsRequest& request, Responder r) {
+  protocol::AlterConfigsResponse response;
+  for (const auto& resource : request.resources) {
+    ApiError error;
+    if (auto injected =
+            b.faults().TakeError(h.api_key, &resource.resource_name)) {
+      error = Error(static_cast<ErrorCode>(*injected), "injected fault");
+    } else if (resource.resource_type == kResourceTopic) {
+      std::vector<ConfigChange> changes;
+      for (const auto& c : resource.configs) {
+        changes.push_back({c.name, ConfigChange::Op::kSet, c.value});
+      }
+      error = AlterTopicConfigs(b, resource.resource_name, changes,
+                                /*replace_all=*/true, request.validate_only);
+    } else if (resource.resource_type == kResourceBroker) {
+      error = AlterBroker(b, resource);
+    } else {
+      error = Error(ErrorCode::kInvalidRequest,
+                    absl::StrCat("Unsupported resource type: ",
+                                 static_cast<int>(resource.resource_type)));
+    }
+    protocol::AlterConfigsResponse::Result& result =
+        response.results.emplace_back();
+    result.resource_type = resource.resource_type;
+    result.resource_name = resource.resource_name;
+    result.error_code = error.code_value();
+    result.error_message = error.message_or_null();
+  }
+  b.commits().AfterCommit(
+      [response = std::move(response),
+       r = std::move(r)](const absl::Status&) mutable { r.Send(response); });
+}
+
+}  // namespace exactly::broker

@@ -1,0 +1,39 @@
+// DeleteTopics: each named topic goes with its records, producer states and
+// committed offsets (cluster/topic_admin.h); unknown names get
+// UNKNOWN_TOPIC_OR_PARTITION. Answered once the deletion is durable, so a topic
+// of the same name can be created right after. v6 (topics by id) is not
+// served: this broker has no topic ids.
+#include <map>
+
+#include "cluster/topic_admin.h"
+#include "handlers/admin_handlers.h"
+
+namespace exactly::broker {
+
+void HandleDeleteTopics(BrokerState& b, const RequestHeader& h,
+                        protocol::DeleteTopicsRequest& request, Responder r) {
+  protocol::DeleteTopicsResponse response;
+  // A name listed twice is deleted once; both entries get that outcome.
+  std::map<std::string, ApiError> outcomes;
+  for (const std::string& name : request.topic_names) {
+    ApiError error;
+    if (auto it = outcomes.find(name); it != outcomes.end()) {
+      error = it->second;
+    } else if (auto injected = b.faults().TakeError(h.api_key, &name)) {
+      error =
+          Error(static_cast<protocol::ErrorCode>(*injected), "injected fault");
+    } else {
+      error = DeleteTopic(b, name);
+    }
+    outcomes.emplace(name, error);
+    protocol::DeleteTopicsResponse::Topic& rt = response.topics.emplace_back();
+    rt.name = name;
+    rt.error_code = error.code_value();
+    rt.error_message = error.message_or_null();
+  }
+  b.commits().AfterCommit(
+      [response = std::move(response),
+       r = std::move(r)](const absl::Status&) mutable { r.Send(response); });
+}
+
+}  // namespace exactly::broker

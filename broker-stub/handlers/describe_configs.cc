@@ -1,0 +1,226 @@
+// DescribeConfigs: a topic's configs (every topic config Kafka defines, or the
+// keys asked for) with their source as Kafka reports it: DYNAMIC_TOPIC_CONFIG
+// for the topic's overrides, otherwise the source of the broker config it
+// defaults from (DEFAULT_CONFIG, or STATIC_BROKER_CONFIG when the broker was
+// started with it), with synonyms from v1 when asked and IsDefault in v0. A
+// BROKER resource named by this broker's id lists the broker's configs (all
+// read-only: none can change while it runs); "" lists the cluster-wide dynamic
+// defaults (none). Other broker ids get INVALID_REQUEST, as from Kafka.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "handlers/admin_handlers.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::DescribeConfigsRequest;
+using protocol::DescribeConfigsResponse;
+using protocol::ErrorCode;
+
+struct BrokerConfig {
+  std::string name;
+  std::string value;
+  int8_t source;
+};
+
+// This broker's configs under Kafka's names: what it was started with
+// (STATIC_BROKER_CONFIG) and the broker-level defaults of the topic configs
+// (DEFAULT_CONFIG), sorted by name.
+std::vector<BrokerConfig> BrokerConfigs(const BrokerState& b) {
+  const BrokerOptions& o = b.options();
+  std::vector<BrokerConfig> out;
+  auto add = [&](std::string name, std::string value,
+                 int8_t source = kSourceStaticBrokerConfig) {
+    out.push_back({std::move(name), std::move(value), source});
+  };
+  std::string listener =
+      absl::StrCat("PLAINTEXT://", o.host, ":", b.advertised_port());
+  add("advertised.listeners", absl::StrCat("PLAINTEXT://", b.advertised_host(),
+                                           ":", b.advertised_port()));
+  add("auto.create.topics.enable", o.auto_create_topics ? "true" : "false");
+  add("broker.id", absl::StrCat(o.node_id));
+  add("default.replication.factor", "1", kSourceDefaultConfig);
+  add("group.initial.rebalance.delay.ms",
+      absl::StrCat(o.group_initial_rebalance_delay_ms));
+  add("group.max.session.timeout.ms",
+      absl::StrCat(o.group_max_session_timeout_ms));
+  add("group.min.session.timeout.ms",
+      absl::StrCat(o.group_min_session_timeout_ms));
+  add("listeners", listener);
+  if (!o.data_dir.empty()) add("log.dirs", o.data_dir);
+  add("num.partitions", absl::StrCat(o.default_partitions));
+  add("offsets.topic.replication.factor", "1");
+  add("socket.request.max.bytes", absl::StrCat(o.max_frame_bytes));
+  add("transaction.max.timeout.ms", absl::StrCat(o.transaction_max_timeout_ms));
+  add("transaction.state.log.min.isr", "1");
+  add("transaction.state.log.replication.factor", "1");
+  for (const TopicConfigDefinition& d : TopicConfigDefinitions()) {
+    if (d.broker_synonym.empty()) continue;
+    std::string name(d.broker_synonym);
+    if (name == "log.flush.interval.messages" && o.flush.every_messages > 0) {
+      add(name, absl::StrCat(o.flush.every_messages));
+    } else if (name == "log.flush.interval.ms" && o.flush.every_ms > 0) {
+      add(name, absl::StrCat(o.flush.every_ms));
+    } else {
+      add(name, std::string(d.default_value), kSourceDefaultConfig);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const BrokerConfig& x, const BrokerConfig& y) {
+              return x.name < y.name;
+            });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const BrokerConfig& x, const BrokerConfig& y) {
+                          return x.name == y.name;
+                        }),
+            out.end());
+  return out;
+}
+
+const BrokerConfig* FindBrokerConfig(const std::vector<BrokerConfig>& configs,
+                                     std::string_view name) {
+  for (const BrokerConfig& c : configs) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+bool Wanted(const DescribeConfigsRequest::Resource& resource,
+            std::string_view name) {
+  // Kafka: a null or empty key list asks for every config.
+  if (!resource.configuration_keys || resource.configuration_keys->empty())
+    return true;
+  const auto& keys = *resource.configuration_keys;
+  return std::find(keys.begin(), keys.end(), name) != keys.end();
+}
+
+DescribeConfigsResponse::Config MakeConfig(
+    std::string name, std::string value,
+    std::vector<DescribeConfigsResponse::Synonym> synonyms, bool read_only,
+    bool include_synonyms) {
+  DescribeConfigsResponse::Config c;
+  c.name = std::move(name);
+  c.value = std::move(value);
+  c.read_only = read_only;
+  // The first synonym is where the value comes from (Kafka's ConfigHelper).
+  c.config_source =
+      synonyms.empty() ? kSourceDefaultConfig : synonyms.front().source;
+  c.is_default = c.config_source == kSourceDefaultConfig;
+  if (include_synonyms) c.synonyms = std::move(synonyms);
+  return c;
+}
+
+void DescribeTopic(const Topic& topic, const std::vector<BrokerConfig>& broker,
+                   const DescribeConfigsRequest::Resource& resource,
+                   bool include_synonyms,
+                   DescribeConfigsResponse::Result& result) {
+  for (const TopicConfigDefinition& d : TopicConfigDefinitions()) {
+    if (!Wanted(resource, d.name)) continue;
+    std::vector<DescribeConfigsResponse::Synonym> synonyms;
+    std::string value(d.default_value);
+    if (topic.config.IsExplicit(d.name)) {
+      value = topic.config.Get(d.name);
+      synonyms.push_back({std::string(d.name), value, kSourceTopicConfig, {}});
+    }
+    if (const BrokerConfig* bc = FindBrokerConfig(broker, d.broker_synonym)) {
+      if (synonyms.empty()) value = bc->value;
+      synonyms.push_back({bc->name, bc->value, bc->source, {}});
+    }
+    result.configs.push_back(MakeConfig(std::string(d.name), std::move(value),
+                                        std::move(synonyms),
+                                        /*read_only=*/false, include_synonyms));
+  }
+}
+
+void DescribeBroker(const std::vector<BrokerConfig>& broker,
+                    const DescribeConfigsRequest::Resource& resource,
+                    bool include_synonyms,
+                    DescribeConfigsResponse::Result& result) {
+  for (const BrokerConfig& bc : broker) {
+    if (!Wanted(resource, bc.name)) continue;
+    result.configs.push_back(MakeConfig(bc.name, bc.value,
+                                        {{bc.name, bc.value, bc.source, {}}},
+                                        /*read_only=*/true, include_synonyms));
+  }
+}
+
+}  // namespace
+
+ApiError CheckBrokerResourceName(const BrokerState& b, const std::string& name,
+                                 bool allow_empty) {
+  if (name.empty()) {
+    if (allow_empty) return {};
+    return Error(ErrorCode::kInvalidRequest, "Broker id must not be empty");
+  }
+  int32_t id = 0;
+  if (!absl::SimpleAtoi(name, &id)) {
+    return Error(
+        ErrorCode::kInvalidRequest,
+        absl::StrCat("Broker id must be an integer, but it is: ", name));
+  }
+  if (id != b.options().node_id) {
+    return Error(
+        ErrorCode::kInvalidRequest,
+        absl::StrCat("Unexpected broker id, expected ", b.options().node_id,
+                     allow_empty ? " or empty string" : "", ", but received ",
+                     name));
+  }
+  return {};
+}
+
+void HandleDescribeConfigs(BrokerState& b, const RequestHeader& h,
+                           DescribeConfigsRequest& request, Responder r) {
+  DescribeConfigsResponse response;
+  const bool include_synonyms = h.api_version >= 1 && request.include_synonyms;
+  const std::vector<BrokerConfig> broker = BrokerConfigs(b);
+  for (const DescribeConfigsRequest::Resource& resource : request.resources) {
+    DescribeConfigsResponse::Result& result = response.results.emplace_back();
+    result.resource_type = resource.resource_type;
+    result.resource_name = resource.resource_name;
+    ApiError error;
+    if (auto injected =
+            b.faults().TakeError(h.api_key, &resource.resource_name)) {
+      error = Error(static_cast<ErrorCode>(*injected), "injected fault");
+    } else if (resource.resource_type == kResourceTopic) {
+      if (absl::Status s = ValidateTopicName(resource.resource_name); !s.ok()) {
+        error =
+            Error(ErrorCode::kInvalidTopicException, std::string(s.message()));
+      } else if (const Topic* topic = b.topics().Find(resource.resource_name)) {
+        DescribeTopic(*topic, broker, resource, include_synonyms, result);
+      } else {
+        error = Error(ErrorCode::kUnknownTopicOrPartition,
+                      absl::StrCat("The topic '", resource.resource_name,
+                                   "' does not exist."));
+      }
+    } else if (resource.resource_type == kResourceBroker) {
+      error = CheckBrokerResourceName(b, resource.resource_name,
+                                      /*allow_empty=*/true);
+      // "" names the cluster-wide dynamic defaults: there are none.
+      if (error.ok() && !resource.resource_name.empty()) {
+        DescribeBroker(broker, resource, include_synonyms, result);
+      }
+    } else if (resource.resource_type == kResourceBrokerLogger) {
+      // No logger levels can be set on this broker: an empty list.
+      error = CheckBrokerResourceName(b, resource.resource_name,
+                                      /*allow_empty=*/false);
+    } else {
+      error = Error(ErrorCode::kInvalidRequest,
+                    absl::StrCat("Unsupported resource type: ",
+                                 static_cast<int>(resource.resource_type)));
+    }
+    result.error_code = error.code_value();
+    result.error_message = error.message_or_null();
+  }
+  // Answered once what it describes is durable (a config altered in this turn
+  // of the loop is committed with it).
+  b.commits().AfterCommit(
+      [response = std::move(response),
+       r = std::move(r)](const absl::Status&) mutable { r.Send(response); });
+}
+
+}  // namespace exactly::broker

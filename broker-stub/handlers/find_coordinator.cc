@@ -1,0 +1,63 @@
+// FindCoordinator: this broker coordinates every group and every
+// transactional id (key types 0 and 1); v4 asks about many keys at once.
+#include "absl/strings/str_cat.h"
+#include "handlers/group_handlers.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+using protocol::FindCoordinatorResponse;
+
+FindCoordinatorResponse::Coordinator Answer(BrokerState& b,
+                                            const RequestHeader& h,
+                                            int8_t key_type,
+                                            const std::string& key) {
+  FindCoordinatorResponse::Coordinator c;
+  c.key = key;
+  auto fail = [&](ErrorCode code, std::string message) {
+    c.error_code = Code(code);
+    c.error_message = std::move(message);
+    c.node_id = -1;
+    c.port = -1;
+  };
+  if (auto injected = InjectedError(b, h)) {
+    fail(*injected, "injected fault");
+  } else if (key_type != protocol::kCoordinatorKeyGroup &&
+             key_type != protocol::kCoordinatorKeyTransaction) {
+    fail(ErrorCode::kInvalidRequest,
+         absl::StrCat("unknown coordinator key type ", key_type));
+  } else {
+    c.node_id = b.options().node_id;
+    c.host = b.advertised_host();
+    c.port = b.advertised_port();
+  }
+  return c;
+}
+
+}  // namespace
+
+void HandleFindCoordinator(BrokerState& b, const RequestHeader& h,
+                           protocol::FindCoordinatorRequest& request,
+                           Responder r) {
+  FindCoordinatorResponse response;
+  const int8_t key_type =
+      h.api_version >= 1 ? request.key_type : protocol::kCoordinatorKeyGroup;
+  if (h.api_version >= 4) {
+    for (const std::string& key : request.coordinator_keys) {
+      response.coordinators.push_back(Answer(b, h, key_type, key));
+    }
+  } else {
+    FindCoordinatorResponse::Coordinator c =
+        Answer(b, h, key_type, request.key);
+    response.error_code = c.error_code;
+    response.error_message = std::move(c.error_message);
+    response.node_id = c.node_id;
+    response.host = std::move(c.host);
+    response.port = c.port;
+  }
+  r.Send(response);
+}
+
+}  // namespace exactly::broker

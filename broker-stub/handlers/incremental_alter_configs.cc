@@ -1,0 +1,86 @@
+// IncrementalAlterConfigs (KIP-339): SET, DELETE, APPEND and SUBTRACT (the
+// last two for LIST configs only) applied to a TOPIC resource's current
+// configs, all validated before any applies, with validate_only; retention
+// changes take effect at once. A resource listed twice, a key listed twice in
+// one resource, a null value for anything but DELETE or an unknown operation
+// get INVALID_REQUEST, as from Kafka. BROKER and BROKER_LOGGER resources (this
+// broker's id) accept an empty change only. Answered once the new configs are
+// durable.
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cluster/topic_admin.h"
+#include "handlers/admin_handlers.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+using protocol::IncrementalAlterConfigsRequest;
+
+ApiError AlterBroker(const BrokerState& b,
+                     const IncrementalAlterConfigsRequest::Resource& resource) {
+  bool logger = resource.resource_type == kResourceBrokerLogger;
+  ApiError error = CheckBrokerResourceName(b, resource.resource_name,
+                                           /*allow_empty=*/!logger);
+  if (!error.ok() || resource.configs.empty()) return error;
+  std::vector<std::string> names;
+  for (const auto& c : resource.configs) names.push_back(c.name);
+  return Error(
+      ErrorCode::kInvalidConfig,
+      absl::StrCat(logger ? "No such logger on this broker: "
+                          : "Cannot update these configs dynamically: ",
+                   absl::StrJoin(names, ", ")));
+}
+
+}  // namespace
+
+void HandleIncrementalAlterConfigs(BrokerState& b, const RequestHeader& h,
+                                   IncrementalAlterConfigsRequest& request,
+                                   Responder r) {
+  protocol::IncrementalAlterConfigsResponse response;
+  std::multiset<std::pair<int8_t, std::string>> resources;
+  for (const auto& resource : request.resources) {
+    resources.emplace(resource.resource_type, resource.resource_name);
+  }
+  for (const auto& resource : request.resources) {
+    ApiError error;
+    if (resources.count({resource.resource_type, resource.resource_name}) > 1) {
+      error = Error(ErrorCode::kInvalidRequest,
+                    "Each resource must appear at most once.");
+    } else if (auto injected =
+                   b.faults().TakeError(h.api_key, &resource.resource_name)) {
+      error = Error(static_cast<ErrorCode>(*injected), "injected fault");
+    } else if (resource.resource_type == kResourceTopic) {
+      std::vector<ConfigChange> changes;
+      for (const auto& c : resource.configs) {
+        changes.push_back({c.name,
+                           static_cast<ConfigChange::Op>(c.config_operation),
+                           c.value});
+      }
+      error = AlterTopicConfigs(b, resource.resource_name, changes,
+                                /*replace_all=*/false, request.validate_only);
+    } else if (resource.resource_type == kResourceBroker ||
+               resource.resource_type == kResourceBrokerLogger) {
+      error = AlterBroker(b, resource);
+    } else {
+      error = Error(ErrorCode::kInvalidRequest,
+                    absl::StrCat("Unsupported resource type: ",
+                                 static_cast<int>(resource.resource_type)));
+    }
+    protocol::IncrementalAlterConfigsResponse::Result& result =
+        response.results.emplace_back();
+    result.resource_type = resource.resource_type;
+    result.resource_name = resource.resource_name;
+    result.error_code = error.code_value();
+    result.error_message = error.message_or_null();
+  }
+  b.commits().AfterCommit(
+      [response = std::move(response),
+       r = std::move(r)](const absl::Status&) mutable { r.Send(response); });
+}
+
+}  // namespace exactly::broker
