@@ -136,8 +136,11 @@ void Consumer::Impl::OnRebalance(rd_kafka_t*, rd_kafka_resp_err_t err,
 void Consumer::Impl::Rebalance(rd_kafka_resp_err_t err,
                                rd_kafka_topic_partition_list_t* partitions) {
   rd_kafka_t* rk = rk_.get();
+  // NULL while the consumer is closing (its group handler no longer answers):
+  // a rebalance can still arrive then, e.g. an assignment in flight.
+  const char* protocol = rd_kafka_rebalance_protocol(rk);
   const bool cooperative =
-      std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+      protocol != nullptr && std::strcmp(protocol, "COOPERATIVE") == 0;
   const std::vector<TopicPartition> list = internal::ToPartitions(partitions);
   absl::Status status;
   switch (err) {

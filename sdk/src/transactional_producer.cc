@@ -190,7 +190,24 @@ absl::Status TransactionalProducer::Abort() {
 }
 
 absl::Status TransactionalProducer::AbortForTransact() {
-  return RetryRetriable([&] { return Abort(); });
+  absl::Status status = RetryRetriable([&] { return Abort(); });
+  if (KafkaErrorCode(status) == RD_KAFKA_RESP_ERR_INVALID_TXN_STATE &&
+      !IsFenced(status)) {
+    // librdkafka sends EndTxn(abort) even when the coordinator refused the
+    // transaction's only AddPartitionsToTxn (it counts a request answered
+    // with a partition error as registered). The coordinator has no
+    // transaction to abort and answers INVALID_TXN_STATE (Kafka before 4.0,
+    // and the bundled broker), which librdkafka makes fatal. Nothing of the
+    // transaction was written: a fresh instance goes on where it stopped.
+    // (A transaction whose commit was under way is never aborted here:
+    // Transact only aborts after an abortable error, which means the commit
+    // was not accepted.)
+    if (absl::Status rebuilt = Rebuild(); rebuilt.ok()) {
+      ++stats_.aborted;
+      return absl::OkStatus();
+    }
+  }
+  return status;
 }
 
 absl::Status TransactionalProducer::Transact(

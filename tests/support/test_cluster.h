@@ -1,10 +1,11 @@
 // A Kafka cluster for one integration test.
 //
 // If EXACTLY_TEST_BOOTSTRAP names a cluster (Apache Kafka, Redpanda, ...),
-// tests use it; otherwise Start() runs one in this process. For now that is
-// librdkafka's mock cluster, which cannot write transaction markers, ignores
-// isolation.level and does not fence zombie producers: tests that need those
-// check has_transactions() and skip. The bundled broker will take its place.
+// tests use it. Otherwise Start() runs the bundled broker in this process:
+// it writes transaction markers, serves read_committed, fences zombie
+// producers, and injects faults (InjectErrors, InjectDelay, and everything in
+// broker()->faults()). EXACTLY_TEST_CLUSTER=mock runs librdkafka's mock
+// cluster instead (no transactions: tests that need them skip).
 //
 //   auto cluster = exactly::testing::TestCluster::Start();
 //   std::string topic = exactly::testing::TestCluster::UniqueName("orders");
@@ -29,6 +30,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "exactly/broker/broker.h"
+#include "support/temp_dir.h"
 
 namespace exactly::testing {
 
@@ -44,33 +47,60 @@ inline constexpr int16_t kEndTxn = 26;
 inline constexpr int16_t kTxnOffsetCommit = 28;
 }  // namespace api
 
+struct TestClusterOptions {
+  // Partition count of topics created without an explicit one.
+  int default_partitions = 3;
+  // Bundled broker: keep its state in a data dir (removed with the cluster),
+  // so that RestartBroker() keeps topics, records and transactions.
+  bool persistent = false;
+};
+
 class TestCluster {
  public:
-  // Partition count of topics created without an explicit one.
   static std::unique_ptr<TestCluster> Start(int default_partitions = 3) {
-    std::unique_ptr<TestCluster> cluster(new TestCluster(default_partitions));
+    return Start(TestClusterOptions{.default_partitions = default_partitions});
+  }
+
+  static std::unique_ptr<TestCluster> Start(const TestClusterOptions& options) {
+    std::unique_ptr<TestCluster> cluster(
+        new TestCluster(options.default_partitions));
     if (const char* env = std::getenv("EXACTLY_TEST_BOOTSTRAP");
         env != nullptr && *env != '\0') {
       cluster->external_bootstrap_ = env;
       return cluster;
     }
-    char errstr[256];
-    cluster->mock_owner_ = rd_kafka_new(RD_KAFKA_PRODUCER, rd_kafka_conf_new(),
-                                        errstr, sizeof(errstr));
-    if (cluster->mock_owner_ == nullptr) return nullptr;
-    cluster->mock_ = rd_kafka_mock_cluster_new(cluster->mock_owner_, 1);
-    if (cluster->mock_ == nullptr) return nullptr;
+    if (const char* env = std::getenv("EXACTLY_TEST_CLUSTER");
+        env != nullptr && std::string_view(env) == "mock") {
+      char errstr[256];
+      cluster->mock_owner_ = rd_kafka_new(
+          RD_KAFKA_PRODUCER, rd_kafka_conf_new(), errstr, sizeof(errstr));
+      if (cluster->mock_owner_ == nullptr) return nullptr;
+      cluster->mock_ = rd_kafka_mock_cluster_new(cluster->mock_owner_, 1);
+      if (cluster->mock_ == nullptr) return nullptr;
+      return cluster;
+    }
+    broker::BrokerOptions broker_options;
+    broker_options.default_partitions = options.default_partitions;
+    if (options.persistent) {
+      cluster->data_dir_ = std::make_unique<TempDir>();
+      broker_options.data_dir = cluster->data_dir_->Sub("broker");
+    }
+    auto broker = broker::Broker::Start(broker_options);
+    if (!broker.ok()) return nullptr;
+    cluster->broker_ = std::move(*broker);
     return cluster;
   }
 
   TestCluster(const TestCluster&) = delete;
   TestCluster& operator=(const TestCluster&) = delete;
   ~TestCluster() {
+    broker_.reset();
     if (mock_ != nullptr) rd_kafka_mock_cluster_destroy(mock_);
     if (mock_owner_ != nullptr) rd_kafka_destroy(mock_owner_);
   }
 
   std::string bootstrap_servers() const {
+    if (broker_ != nullptr) return broker_->bootstrap_servers();
     return mock_ != nullptr ? rd_kafka_mock_cluster_bootstraps(mock_)
                             : external_bootstrap_;
   }
@@ -79,11 +109,15 @@ class TestCluster {
   // producers: what tests of exactly-once visibility need.
   bool has_transactions() const { return mock_ == nullptr; }
   // Supports InjectErrors() and InjectDelay().
-  bool has_fault_injection() const { return mock_ != nullptr; }
-  bool is_external() const { return mock_ == nullptr; }
+  bool has_fault_injection() const { return !is_external(); }
+  bool is_external() const { return !external_bootstrap_.empty(); }
+  // The bundled broker (fault injection, restarts, its logs), or nullptr on
+  // an external or mock cluster.
+  broker::Broker* broker() const { return broker_.get(); }
 
   absl::Status CreateTopic(const std::string& topic, int partitions = 0) {
     if (partitions <= 0) partitions = default_partitions_;
+    if (broker_ != nullptr) return broker_->CreateTopic(topic, partitions);
     if (mock_ != nullptr) {
       rd_kafka_resp_err_t err =
           rd_kafka_mock_topic_create(mock_, topic.c_str(), partitions, 1);
@@ -97,6 +131,13 @@ class TestCluster {
   // The next requests of `api_key` fail, one per Kafka error code, in order.
   absl::Status InjectErrors(int16_t api_key,
                             const std::vector<int16_t>& error_codes) {
+    if (broker_ != nullptr) {
+      // Rules are taken first-armed first, one request each.
+      for (int16_t code : error_codes) {
+        broker_->faults().FailRequests({.api_key = api_key}, code, 1);
+      }
+      return absl::OkStatus();
+    }
     if (mock_ == nullptr) {
       return absl::UnimplementedError("no fault injection on this cluster");
     }
@@ -109,9 +150,16 @@ class TestCluster {
     return absl::OkStatus();
   }
 
-  // The next `count` responses to `api_key` succeed, each `delay` late.
+  // Responses to `api_key` succeed, `delay` late: the next `count` of them
+  // on the mock cluster; on the bundled broker every later one (its
+  // AddLatency has no count), until ClearDelays().
   absl::Status InjectDelay(int16_t api_key, std::chrono::milliseconds delay,
                            int count = 1) {
+    if (broker_ != nullptr) {
+      broker_->faults().AddLatency(static_cast<int32_t>(delay.count()),
+                                   {.api_key = api_key});
+      return absl::OkStatus();
+    }
     if (mock_ == nullptr) {
       return absl::UnimplementedError("no fault injection on this cluster");
     }
@@ -124,6 +172,19 @@ class TestCluster {
       }
     }
     return absl::OkStatus();
+  }
+
+  // Removes the bundled broker's injected delays.
+  void ClearDelays() {
+    if (broker_ != nullptr) broker_->faults().AddLatency(0);
+  }
+
+  // Restarts the bundled broker on the same port (see Broker::Restart).
+  absl::Status RestartBroker(broker::Broker::RestartMode mode) {
+    if (broker_ == nullptr) {
+      return absl::UnimplementedError("only the bundled broker restarts");
+    }
+    return broker_->Restart(mode);
   }
 
   // A name no other test (or earlier run against an external cluster) uses.
@@ -184,6 +245,8 @@ class TestCluster {
 
   const int default_partitions_;
   std::string external_bootstrap_;
+  std::unique_ptr<TempDir> data_dir_;  // before broker_: outlives it
+  std::unique_ptr<broker::Broker> broker_;
   rd_kafka_t* mock_owner_ = nullptr;  // the mock cluster lives in its handle
   rd_kafka_mock_cluster_t* mock_ = nullptr;
 };

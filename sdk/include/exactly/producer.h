@@ -18,6 +18,7 @@ namespace exactly {
 
 namespace internal {
 class ProducerCore;
+class ProducerAccess;
 }
 
 inline constexpr std::chrono::milliseconds kDefaultCloseTimeout{30000};
@@ -62,6 +63,7 @@ class Producer {
   ProducerStats stats() const;
 
  private:
+  friend class internal::ProducerAccess;
   explicit Producer(std::unique_ptr<internal::ProducerCore> core);
 
   std::unique_ptr<internal::ProducerCore> core_;

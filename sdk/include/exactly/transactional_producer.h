@@ -34,6 +34,7 @@ namespace exactly {
 
 namespace internal {
 class ProducerCore;
+class ProducerAccess;
 }
 
 class TransactionalProducer;
@@ -105,6 +106,7 @@ class TransactionalProducer {
 
  private:
   friend class Transaction;
+  friend class internal::ProducerAccess;
 
   TransactionalProducer(const ProducerOptions& options,
                         std::unique_ptr<internal::ProducerCore> core);

@@ -1,0 +1,1197 @@
+// The spooled producer: group-committed appends to the RocksDB spool, and
+// the drainer that moves them into Kafka (see exactly/spool.h for the design,
+// docs/spool.md for the reasoning).
+#include "exactly/spool.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "callback_guard.h"
+#include "exactly/error.h"
+#include "exactly/producer.h"
+#include "exactly/transactional_producer.h"
+#include "producer_access.h"
+#include "retry.h"
+#include "spool_checkpoint.h"
+#include "spool_format.h"
+#include "spool_store.h"
+
+namespace exactly {
+
+namespace spool = internal::spool;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxTopicLength = 249;
+constexpr char kSpoolIdHeader[] = "exactly.spool.id";
+constexpr char kSpoolSeqHeader[] = "exactly.spool.seq";
+// A drainer call to the transactional API gives up after this long (the
+// next call resumes it), so that Close() is not held up by a dead broker
+// for a whole transaction timeout.
+constexpr std::chrono::milliseconds kDrainerCallTimeout{5000};
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool HasTransactionalId(const ProducerOptions& o) {
+  return !o.transactional_id.empty() ||
+         o.properties.count("transactional.id") != 0;
+}
+
+std::string TransactionalId(const ProducerOptions& o) {
+  if (!o.transactional_id.empty()) return o.transactional_id;
+  auto it = o.properties.find("transactional.id");
+  return it == o.properties.end() ? std::string() : it->second;
+}
+
+long PropertyOr(const ProducerOptions& o, const char* name, long fallback) {
+  auto it = o.properties.find(name);
+  if (it == o.properties.end()) return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(it->second.c_str(), &end, 10);
+  return end != nullptr && *end == '\0' ? v : fallback;
+}
+
+std::string RandomNonce() {
+  std::random_device random;
+  return absl::StrCat(random(), "-", random(), "-", WallMs());
+}
+
+}  // namespace
+
+absl::Status Validate(const SpoolOptions& options) {
+  if (options.dir.empty()) {
+    return absl::InvalidArgumentError(
+        "dir is required: the directory the spool lives in");
+  }
+  if (absl::Status s = Validate(options.producer); !s.ok()) {
+    return internal::WithContext(s, "producer");
+  }
+  if (!HasTransactionalId(options.producer) &&
+      options.producer.mode != Mode::kExactlyOnce) {
+    return absl::InvalidArgumentError(
+        "producer.mode must be kExactlyOnce: the spool's at-least-once mode "
+        "still needs the idempotent producer's safe settings");
+  }
+  if (options.max_records == 0 || options.max_bytes == 0) {
+    return absl::InvalidArgumentError(
+        "max_records and max_bytes must be positive");
+  }
+  if (options.full_timeout.count() < 0) {
+    return absl::InvalidArgumentError("full_timeout must be >= 0");
+  }
+  if (options.sync == SyncPolicy::kInterval &&
+      options.sync_interval.count() <= 0) {
+    return absl::InvalidArgumentError(
+        "sync_interval must be positive with SyncPolicy::kInterval");
+  }
+  if (options.max_batch_records == 0 || options.max_batch_bytes == 0 ||
+      options.max_batch_time.count() <= 0) {
+    return absl::InvalidArgumentError(
+        "max_batch_records, max_batch_bytes and max_batch_time must be "
+        "positive");
+  }
+  const long txn_timeout_ms =
+      PropertyOr(options.producer, "transaction.timeout.ms", 60000);
+  if (HasTransactionalId(options.producer) &&
+      options.max_batch_time.count() >= txn_timeout_ms) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_batch_time (", options.max_batch_time.count(),
+        " ms) must be shorter than transaction.timeout.ms (", txn_timeout_ms,
+        " ms): a batch's transaction stays open while the batch fills"));
+  }
+  if (options.checkpoint_topic.empty() ||
+      options.checkpoint_topic.size() > kMaxTopicLength) {
+    return absl::InvalidArgumentError(
+        "checkpoint_topic must have 1 to 249 characters");
+  }
+  for (char c : options.checkpoint_topic) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+          c == '_' || c == '-')) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "checkpoint_topic \"", options.checkpoint_topic,
+          "\" may only contain letters, digits, '.', '_' and '-'"));
+    }
+  }
+  if (options.recovery_timeout.count() <= 0) {
+    return absl::InvalidArgumentError("recovery_timeout must be positive");
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------
+
+class SpooledProducer::Impl {
+ public:
+  explicit Impl(const SpoolOptions& options)
+      : options_(options),
+        exactly_once_(HasTransactionalId(options.producer)),
+        transactional_id_(TransactionalId(options.producer)),
+        stamp_headers_(options.stamp_headers || !exactly_once_),
+        max_message_bytes_(
+            PropertyOr(options.producer, "message.max.bytes", 1000000)) {}
+  ~Impl() { Close(std::chrono::milliseconds(0)).IgnoreError(); }
+
+  absl::Status Open();
+  absl::Status Append(std::span<const Record> records, std::string_view cursor,
+                      bool has_cursor);
+  absl::Status Flush(std::chrono::milliseconds timeout);
+  absl::Status Close(std::chrono::milliseconds drain_timeout);
+  SpoolMetrics Metrics() const;
+  std::vector<QuarantinedRecord> Quarantined() const;
+
+  const std::string& recovered_cursor() const { return recovered_cursor_; }
+  const std::string& spool_id() const { return spool_id_; }
+  bool exactly_once() const { return exactly_once_; }
+
+ private:
+  // One Send/SendBatch waiting for its group commit.
+  struct Waiter {
+    std::vector<spool::EncodedRecord> records;
+    std::string cursor;
+    bool has_cursor = false;
+    uint64_t bytes = 0;
+    uint64_t first_seq = 0;
+    bool done = false;
+    absl::Status status;
+  };
+  // Append time of the records from first_seq on, for the oldest-age metric.
+  struct AgeSample {
+    uint64_t first_seq;
+    int64_t append_ms;
+  };
+  // What one drain batch (transaction) covered.
+  struct Batch {
+    uint64_t last = 0;     // last sequence covered (sent, quarantined, gap)
+    uint64_t records = 0;  // records sent
+    uint64_t bytes = 0;    // their stored bytes
+  };
+
+  void WriteGroup(std::unique_lock<std::mutex>& lock);
+  void Report(const absl::Status& status) {
+    internal::ReportError(options_.on_error, status);
+  }
+
+  // Drainer.
+  void DrainerMain();
+  void SyncerMain();
+  absl::Status Recover();
+  absl::Status RecoverExactlyOnce();
+  absl::Status DrainExactlyOnce();
+  absl::Status DrainAtLeastOnce();
+  // Walks the records after batch.last (up to what is durable), checking
+  // each; calls send(seq, record) for the good ones until it returns an
+  // error or `full` says the batch is full. Damaged and missing records are
+  // quarantined and covered by the batch.
+  absl::Status CollectRecords(
+      Batch& batch,
+      const std::function<absl::Status(uint64_t, const spool::DecodedRecord&,
+                                       uint64_t)>& send,
+      const std::function<bool(const Batch&)>& full);
+  // Handles one record of a collection (checks, quarantines, sends).
+  absl::Status Visit(
+      Batch& batch, uint64_t seq, std::string_view stored,
+      const std::function<absl::Status(uint64_t, const spool::DecodedRecord&,
+                                       uint64_t)>& send);
+  void QuarantineRecord(uint64_t seq, std::string_view stored,
+                        const std::string& reason);
+  void QuarantineMissing(uint64_t first, uint64_t last,
+                         const std::string& why);
+  // Marks everything through batch.last committed: metrics (when `ours`:
+  // this instance's transaction), waiters, and the local delete.
+  void Committed(const Batch& batch, uint64_t previous, bool ours);
+  void ApplyWatermark(uint64_t watermark);
+  bool WaitForRecords(Clock::time_point deadline);
+  Record WithHeaders(const spool::DecodedRecord& d, uint64_t seq,
+                     std::vector<Header>& headers, std::string& seq_text);
+  // Makes the producer learn `topic`'s metadata now (see WarmUpTopic).
+  void WarmUp(std::string_view topic);
+
+  const SpoolOptions options_;
+  const bool exactly_once_;
+  const std::string transactional_id_;
+  const bool stamp_headers_;
+  const long max_message_bytes_;
+  std::string spool_id_;
+  std::string recovered_cursor_;
+  uint64_t next_seq_at_open_ = 1;
+
+  std::unique_ptr<spool::SpoolStore> store_;
+
+  mutable std::mutex mu_;
+  std::condition_variable group_cv_;    // group commit done
+  std::condition_variable space_cv_;    // room in the spool
+  std::condition_variable records_cv_;  // new durable records, or stop
+  std::condition_variable drained_cv_;  // watermark moved
+  std::deque<Waiter*> queue_;
+  bool leader_ = false;
+  bool closed_ = false;
+  uint64_t next_seq_ = 1;     // next sequence to hand out
+  uint64_t durable_seq_ = 0;  // every sequence <= this is written
+  uint64_t committed_seq_ = 0;  // the watermark: <= this is in Kafka
+  uint64_t depth_ = 0;        // records held (and reserved by Sends)
+  uint64_t bytes_ = 0;
+  std::deque<AgeSample> ages_;
+  std::set<uint64_t> quarantined_seqs_;  // > committed_seq_
+  uint64_t next_quarantine_ = 1;
+  uint64_t unsynced_groups_ = 0;
+  absl::Status drainer_status_;
+  // Metrics.
+  uint64_t appended_ = 0;
+  uint64_t sent_ = 0;
+  uint64_t committed_records_ = 0;
+  uint64_t transactions_ = 0;
+  uint64_t group_commits_ = 0;
+  uint64_t recoveries_ = 0;
+  uint64_t drainer_errors_ = 0;
+  uint64_t quarantined_ = 0;
+  std::chrono::microseconds last_commit_latency_{0};
+  std::chrono::microseconds max_commit_latency_{0};
+  std::chrono::microseconds total_commit_latency_{0};
+
+  // Drainer thread only.
+  std::atomic<bool> stopping_{false};
+  bool need_recovery_ = true;
+  bool topic_created_ = false;
+  int32_t checkpoint_partition_ = 0;
+  uint64_t deleted_through_ = 0;  // local deletes done through here
+  uint64_t commits_since_file_drop_ = 0;
+  std::unique_ptr<TransactionalProducer> txn_producer_;
+  std::unique_ptr<Producer> producer_;
+  std::unique_ptr<spool::CheckpointReader> reader_;
+  std::set<std::string, std::less<>> warm_topics_;  // of the current producer
+
+  std::thread drainer_;
+  std::thread syncer_;
+};
+
+absl::Status SpooledProducer::Impl::Open() {
+  spool::StoreState state;
+  absl::StatusOr<std::unique_ptr<spool::SpoolStore>> store =
+      spool::SpoolStore::Open({.dir = options_.dir, .env = options_.env},
+                              &state);
+  if (!store.ok()) return store.status();
+  store_ = std::move(*store);
+  for (const std::string& event : state.events) {
+    Report(absl::DataLossError(absl::StrCat("spool ", options_.dir, ": ", event)));
+  }
+  spool_id_ = state.spool_id;
+  recovered_cursor_ = state.cursor;
+  next_seq_ = state.next_seq;
+  next_seq_at_open_ = state.next_seq;
+  durable_seq_ = next_seq_ - 1;
+  committed_seq_ = state.committed;
+  deleted_through_ = state.committed;
+  depth_ = state.records;
+  bytes_ = state.bytes;
+  for (const auto& [seq, ms] : state.ages) ages_.push_back({seq, ms});
+  quarantined_seqs_.insert(state.quarantined_seqs.begin(),
+                           state.quarantined_seqs.end());
+  next_quarantine_ = state.next_quarantine;
+  quarantined_ = state.quarantined_records;
+
+  drainer_ = std::thread([this] { DrainerMain(); });
+  if (options_.sync == SyncPolicy::kInterval) {
+    syncer_ = std::thread([this] { SyncerMain(); });
+  }
+  return absl::OkStatus();
+}
+
+// --- Appending --------------------------------------------------------------
+
+absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
+                                           std::string_view cursor,
+                                           bool has_cursor) {
+  if (records.empty()) return absl::OkStatus();
+  Waiter w;
+  w.records.reserve(records.size());
+  const int64_t now_ms = WallMs();
+  for (const Record& r : records) {
+    if (r.topic.empty() || r.topic.size() > kMaxTopicLength) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("topic name must have 1 to ", kMaxTopicLength,
+                       " characters, got ", r.topic.size()));
+    }
+    if (r.partition < kAnyPartition) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("partition ", r.partition, " is invalid"));
+    }
+    if (static_cast<long>(r.key.size() + r.value.size()) >
+        max_message_bytes_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "record of ", r.key.size() + r.value.size(),
+          " bytes exceeds message.max.bytes (", max_message_bytes_,
+          "): Kafka would refuse it"));
+    }
+    Record copy = r;
+    if (copy.timestamp_ms == 0) copy.timestamp_ms = now_ms;
+    w.records.push_back(spool::EncodeRecord(copy, now_ms, cursor));
+    w.bytes += w.records.back().stored.size();
+  }
+  w.cursor = std::string(cursor);
+  w.has_cursor = has_cursor;
+  const uint64_t n = w.records.size();
+  if (n > options_.max_records || w.bytes > options_.max_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        n, " record(s) of ", w.bytes,
+        " bytes can never fit in the spool (max_records ",
+        options_.max_records, ", max_bytes ", options_.max_bytes, ")"));
+  }
+
+  std::unique_lock<std::mutex> lock(mu_);
+  if (closed_) return absl::FailedPreconditionError("the spool is closed");
+  // Room: reserve it before writing, so that concurrent Sends cannot
+  // overfill the spool together.
+  auto fits = [&] {
+    return depth_ + n <= options_.max_records &&
+           bytes_ + w.bytes <= options_.max_bytes;
+  };
+  if (!fits()) {
+    if (options_.when_full == SpoolFullPolicy::kFail ||
+        options_.full_timeout.count() == 0) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "spool full: it holds ", depth_, " records / ", bytes_,
+          " bytes (max_records ", options_.max_records, ", max_bytes ",
+          options_.max_bytes, "); the record was not spooled"));
+    }
+    const auto deadline = Clock::now() + options_.full_timeout;
+    if (!space_cv_.wait_until(lock, deadline,
+                              [&] { return fits() || closed_; })) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "spool full for ", options_.full_timeout.count(),
+          " ms: it holds ", depth_, " records / ", bytes_,
+          " bytes (max_records ", options_.max_records, ", max_bytes ",
+          options_.max_bytes, "); the record was not spooled"));
+    }
+    if (closed_) return absl::FailedPreconditionError("the spool is closed");
+  }
+  depth_ += n;
+  bytes_ += w.bytes;
+  queue_.push_back(&w);
+  while (!w.done) {
+    if (!leader_) {
+      WriteGroup(lock);
+    } else {
+      group_cv_.wait(lock);
+    }
+  }
+  return w.status;
+}
+
+// Called with the lock held and no leader: becomes the leader, writes every
+// queued Send in one batch (one sync), and completes them.
+void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
+  leader_ = true;
+  std::vector<Waiter*> group(queue_.begin(), queue_.end());
+  queue_.clear();
+  const uint64_t first_seq = next_seq_;
+  std::vector<std::pair<uint64_t, std::string_view>> batch;
+  std::optional<std::pair<uint64_t, std::string>> cursor;
+  for (Waiter* w : group) {
+    w->first_seq = next_seq_;
+    for (spool::EncodedRecord& r : w->records) {
+      spool::Seal(r, next_seq_);
+      batch.emplace_back(next_seq_, r.stored);
+      ++next_seq_;
+    }
+    if (w->has_cursor) cursor.emplace(next_seq_ - 1, w->cursor);
+  }
+  const uint64_t next = next_seq_;
+  lock.unlock();
+
+  absl::Status status =
+      store_->Append(batch, next, cursor, options_.sync == SyncPolicy::kAlways);
+  if (status.code() == absl::StatusCode::kResourceExhausted ||
+      status.code() == absl::StatusCode::kInternal) {
+    // RocksDB stops writing after an I/O error until resumed; a later
+    // group (the disk may have room again) tries that first.
+    status = internal::WithContext(
+        status,
+        "the record(s) were not spooled (records accepted before are safe)");
+    store_->Resume().IgnoreError();
+  }
+  const int64_t now_ms = WallMs();
+
+  lock.lock();
+  if (status.ok()) {
+    durable_seq_ = next - 1;
+    appended_ += next - first_seq;
+    ++group_commits_;
+    ++unsynced_groups_;
+    if (ages_.empty() || now_ms - ages_.back().append_ms >= 10) {
+      ages_.push_back({first_seq, now_ms});
+    }
+    records_cv_.notify_all();
+  } else {
+    // Nothing of the group is on disk: its sequences were never used.
+    next_seq_ = first_seq;
+    for (Waiter* w : group) {
+      depth_ -= w->records.size();
+      bytes_ -= w->bytes;
+    }
+    space_cv_.notify_all();
+  }
+  for (Waiter* w : group) {
+    w->status = status;
+    w->done = true;
+  }
+  leader_ = false;
+  group_cv_.notify_all();
+}
+
+void SpooledProducer::Impl::SyncerMain() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_.load()) {
+    records_cv_.wait_for(lock, options_.sync_interval);
+    if (unsynced_groups_ == 0) continue;
+    unsynced_groups_ = 0;
+    lock.unlock();
+    absl::Status s = store_->SyncWal();
+    if (!s.ok()) Report(s);
+    lock.lock();
+  }
+}
+
+// --- Flush, close, metrics ------------------------------------------------
+
+absl::Status SpooledProducer::Impl::Flush(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t target = durable_seq_;
+  const bool done = drained_cv_.wait_for(lock, timeout, [&] {
+    return committed_seq_ >= target || !drainer_status_.ok() || store_ == nullptr;
+  });
+  if (committed_seq_ >= target) return absl::OkStatus();
+  if (!drainer_status_.ok()) return drainer_status_;
+  if (!done) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "spool not drained within ", timeout.count(), " ms: committed through ",
+        committed_seq_, ", waiting for ", target, " (", depth_,
+        " record(s) held)"));
+  }
+  return absl::FailedPreconditionError("the spool is closed");
+}
+
+absl::Status SpooledProducer::Impl::Close(
+    std::chrono::milliseconds drain_timeout) {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (store_ == nullptr) return absl::OkStatus();
+    if (!closed_) {
+      closed_ = true;
+      space_cv_.notify_all();
+    }
+    group_cv_.wait(lock, [&] { return queue_.empty() && !leader_; });
+  }
+  absl::Status status = absl::OkStatus();
+  if (drain_timeout.count() > 0) status = Flush(drain_timeout);
+  stopping_.store(true);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    records_cv_.notify_all();
+  }
+  if (drainer_.joinable()) drainer_.join();
+  if (syncer_.joinable()) syncer_.join();
+  if (txn_producer_ != nullptr) {
+    txn_producer_->Close(std::chrono::milliseconds(1000)).IgnoreError();
+    txn_producer_.reset();
+  }
+  if (producer_ != nullptr) {
+    producer_->Close(std::chrono::milliseconds(1000)).IgnoreError();
+    producer_.reset();
+  }
+  reader_.reset();
+  if (options_.sync != SyncPolicy::kAlways) store_->SyncWal().IgnoreError();
+  uint64_t left = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    left = depth_;
+    store_.reset();  // closes RocksDB, releasing the directory's lock
+    drained_cv_.notify_all();
+  }
+  if (status.ok() && drain_timeout.count() > 0 && left > 0) {
+    status = absl::DeadlineExceededError(absl::StrCat(
+        left, " record(s) remain in the spool; the next instance sends them"));
+  }
+  if (!status.ok() && left > 0 &&
+      status.code() == absl::StatusCode::kDeadlineExceeded) {
+    status = absl::DeadlineExceededError(absl::StrCat(
+        status.message(), "; ", left,
+        " record(s) remain in the spool and the next instance sends them"));
+  }
+  return status;
+}
+
+SpoolMetrics SpooledProducer::Impl::Metrics() const {
+  SpoolMetrics m;
+  std::lock_guard<std::mutex> lock(mu_);
+  m.depth = depth_;
+  m.bytes = bytes_;
+  if (depth_ > 0 && !ages_.empty()) {
+    m.oldest_age = std::chrono::milliseconds(
+        std::max<int64_t>(0, WallMs() - ages_.front().append_ms));
+  }
+  if (store_ != nullptr) m.disk_bytes = store_->DiskBytes();
+  m.appended = appended_;
+  m.sent = sent_;
+  m.committed = committed_records_;
+  m.transactions = transactions_;
+  m.group_commits = group_commits_;
+  m.recoveries = recoveries_;
+  m.drainer_errors = drainer_errors_;
+  m.last_commit_latency = last_commit_latency_;
+  m.max_commit_latency = max_commit_latency_;
+  if (transactions_ > 0) {
+    m.mean_commit_latency = total_commit_latency_ / transactions_;
+  }
+  m.quarantined = quarantined_;
+  m.next_sequence = next_seq_;
+  m.committed_sequence = committed_seq_;
+  m.drainer_status = drainer_status_;
+  return m;
+}
+
+std::vector<QuarantinedRecord> SpooledProducer::Impl::Quarantined() const {
+  std::vector<QuarantinedRecord> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_ == nullptr) return out;
+  for (auto& [id, e] : store_->ListQuarantine()) {
+    out.push_back({.sequence = e.seq,
+                   .records = e.records,
+                   .reason = std::move(e.reason),
+                   .bytes = std::move(e.bytes),
+                   .quarantined_ms = e.quarantined_ms});
+  }
+  return out;
+}
+
+// --- Drainer ----------------------------------------------------------------
+
+bool SpooledProducer::Impl::WaitForRecords(Clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return records_cv_.wait_until(lock, deadline, [&] {
+    return durable_seq_ > committed_seq_ || stopping_.load();
+  }) && !stopping_.load();
+}
+
+void SpooledProducer::Impl::DrainerMain() {
+  RetryPolicy policy = options_.producer.retry;
+  policy.initial_backoff = std::max(policy.initial_backoff,
+                                    std::chrono::milliseconds(50));
+  policy.max_backoff = std::max(policy.max_backoff, policy.initial_backoff);
+  std::chrono::milliseconds pause = policy.initial_backoff;
+  while (!stopping_.load()) {
+    absl::Status status;
+    if (need_recovery_) {
+      status = Recover();
+      if (status.ok()) need_recovery_ = false;
+    } else if (!WaitForRecords(Clock::now() + std::chrono::seconds(1))) {
+      continue;
+    } else {
+      status = exactly_once_ ? DrainExactlyOnce() : DrainAtLeastOnce();
+    }
+    if (status.ok()) {
+      pause = policy.initial_backoff;
+      continue;
+    }
+    if (stopping_.load() && status.code() == absl::StatusCode::kCancelled) {
+      break;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++drainer_errors_;
+    }
+    // Rebuild() refuses (FAILED_PRECONDITION) once the id was fenced.
+    if (IsFenced(status) ||
+        (status.code() == absl::StatusCode::kFailedPrecondition &&
+         absl::StrContains(status.message(), "fenced"))) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        drainer_status_ = internal::WithContext(
+            status,
+            absl::StrCat("spool drainer stopped: transactional.id \"",
+                         transactional_id_,
+                         "\" now belongs to another instance; the records "
+                         "stay in the spool"));
+        drained_cv_.notify_all();
+      }
+      Report(drainer_status_);
+      return;
+    }
+    Report(internal::WithContext(
+        status, absl::StrCat("spool drainer (will retry in ", pause.count(),
+                             " ms)")));
+    need_recovery_ = true;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      records_cv_.wait_for(lock, pause, [&] { return stopping_.load(); });
+    }
+    pause = std::min(pause * 2, policy.max_backoff);
+  }
+}
+
+absl::Status SpooledProducer::Impl::Recover() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++recoveries_;
+  }
+  if (!exactly_once_) {
+    if (producer_ == nullptr) {
+      ProducerOptions o = options_.producer;
+      if (!o.on_error) o.on_error = options_.on_error;
+      absl::StatusOr<std::unique_ptr<Producer>> p = Producer::Create(o);
+      if (!p.ok()) return p.status();
+      producer_ = std::move(*p);
+      warm_topics_.clear();
+    }
+    return absl::OkStatus();
+  }
+  return RecoverExactlyOnce();
+}
+
+absl::Status SpooledProducer::Impl::RecoverExactlyOnce() {
+  // (1) Fence the previous instance: init_transactions completes or aborts
+  // its last transaction before it returns.
+  if (txn_producer_ == nullptr) {
+    ProducerOptions o = options_.producer;
+    if (o.transaction_call_timeout == kRemainingTransactionTime) {
+      o.transaction_call_timeout = kDrainerCallTimeout;
+    }
+    // The drainer retries whole rounds itself (with a recovery in between):
+    // keep single calls short so that Close() is never held up for long.
+    o.retry.max_retries = std::min(o.retry.max_retries, 3);
+    if (!o.on_error) o.on_error = options_.on_error;
+    absl::StatusOr<std::unique_ptr<TransactionalProducer>> p =
+        TransactionalProducer::Create(o);
+    if (!p.ok()) return p.status();
+    txn_producer_ = std::move(*p);
+  } else if (absl::Status s = txn_producer_->Rebuild(); !s.ok()) {
+    return s;
+  }
+  warm_topics_.clear();
+  if (reader_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<spool::CheckpointReader>> r =
+        spool::CheckpointReader::Create(options_.producer,
+                                        options_.checkpoint_topic);
+    if (!r.ok()) return r.status();
+    reader_ = std::move(*r);
+  }
+  const auto timeout = options_.recovery_timeout;
+  if (options_.create_checkpoint_topic && !topic_created_) {
+    if (absl::Status s = reader_->CreateTopic(timeout); !s.ok()) return s;
+    topic_created_ = true;
+  }
+  absl::StatusOr<int32_t> partitions = reader_->PartitionCount(timeout);
+  if (!partitions.ok()) return partitions.status();
+  checkpoint_partition_ =
+      spool::CheckpointPartition(transactional_id_, *partitions);
+  WarmUp(options_.checkpoint_topic);
+
+  // (2) A probe, committed after every transaction of the old instance.
+  const std::string nonce = RandomNonce();
+  const std::string probe_key = spool::ProbeKey(transactional_id_);
+  absl::Status probed = txn_producer_->Transact([&](Transaction& txn) {
+    return txn.Send({.topic = options_.checkpoint_topic,
+                     .key = probe_key,
+                     .value = nonce,
+                     .partition = checkpoint_partition_});
+  });
+  if (!probed.ok()) return probed;
+
+  // (3) The last checkpoint before the probe is the committed watermark.
+  absl::StatusOr<std::optional<std::string>> value = reader_->ReadUntilProbe(
+      checkpoint_partition_, spool::CheckpointKey(transactional_id_),
+      probe_key, nonce, Clock::now() + timeout, &stopping_);
+  if (!value.ok()) return value.status();
+  uint64_t watermark = 0;
+  if (value->has_value()) {
+    auto parsed = spool::ParseCheckpoint(**value);
+    if (!parsed.has_value()) {
+      Report(absl::DataLossError(absl::StrCat(
+          "spool ", options_.dir, ": the checkpoint in ",
+          options_.checkpoint_topic, " is unreadable (\"", **value,
+          "\"); relying on the local watermark")));
+    } else if (parsed->first != spool_id_) {
+      Report(absl::FailedPreconditionError(absl::StrCat(
+          "spool ", options_.dir, ": the checkpoint of transactional.id \"",
+          transactional_id_, "\" belongs to spool ", parsed->first,
+          ", not to this one (", spool_id_,
+          "): was the directory replaced? It does not apply here")));
+    } else if (parsed->second >= next_seq_at_open_) {
+      // Kafka has seen sequences this copy of the spool never handed out:
+      // the directory is an older copy. Only the records it holds can be
+      // covered; new ones get sequences after Kafka's.
+      Report(absl::FailedPreconditionError(absl::StrCat(
+          "spool ", options_.dir, ": Kafka's checkpoint (sequence ",
+          parsed->second, ") is ahead of this spool (next sequence ",
+          next_seq_at_open_, " when opened): is this an older copy of the "
+          "directory?")));
+      watermark = next_seq_at_open_ - 1;
+      std::lock_guard<std::mutex> lock(mu_);
+      // New records must not be taken for committed ones.
+      if (next_seq_ <= parsed->second) next_seq_ = parsed->second + 1;
+    } else {
+      watermark = parsed->second;
+    }
+  }
+  ApplyWatermark(watermark);
+  return absl::OkStatus();
+}
+
+// Everything <= watermark is in Kafka: delete it locally.
+void SpooledProducer::Impl::ApplyWatermark(uint64_t watermark) {
+  uint64_t previous;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    previous = committed_seq_;
+  }
+  if (watermark <= previous) return;
+  Batch batch;
+  batch.last = watermark;
+  absl::Status s = store_->Scan(previous + 1, watermark,
+                                [&](uint64_t, std::string_view stored) {
+                                  ++batch.records;
+                                  batch.bytes += stored.size();
+                                  return true;
+                                });
+  if (!s.ok()) Report(s);
+  Committed(batch, previous, /*ours=*/false);
+}
+
+void SpooledProducer::Impl::Committed(const Batch& batch, uint64_t previous,
+                                      bool ours) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    committed_seq_ = batch.last;
+    depth_ -= std::min(depth_, batch.records);
+    bytes_ -= std::min(bytes_, batch.bytes);
+    if (ours) {
+      committed_records_ += batch.records;
+      ++transactions_;
+    }
+    while (ages_.size() > 1 && ages_[1].first_seq <= batch.last + 1) {
+      ages_.pop_front();
+    }
+    if (!ages_.empty() && ages_.front().first_seq <= batch.last &&
+        durable_seq_ <= batch.last) {
+      ages_.pop_front();
+    }
+    quarantined_seqs_.erase(quarantined_seqs_.begin(),
+                            quarantined_seqs_.upper_bound(batch.last));
+    space_cv_.notify_all();
+    drained_cv_.notify_all();
+  }
+  // Deleting is only housekeeping: the checkpoint says what is committed.
+  const uint64_t from = std::max(previous, deleted_through_) + 1;
+  if (from <= batch.last) {
+    absl::Status s = store_->DeleteCommitted(from, batch.last);
+    if (s.ok()) {
+      deleted_through_ = batch.last;
+    } else {
+      store_->Resume().IgnoreError();
+    }
+  }
+  if (++commits_since_file_drop_ >= 64) {
+    commits_since_file_drop_ = 0;
+    store_->DropCommittedFiles(deleted_through_);
+  }
+}
+
+void SpooledProducer::Impl::QuarantineRecord(uint64_t seq,
+                                             std::string_view stored,
+                                             const std::string& reason) {
+  spool::QuarantineEntry entry{.reason = reason,
+                               .seq = seq,
+                               .records = 1,
+                               .quarantined_ms = WallMs(),
+                               .bytes = std::string(stored)};
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id = next_quarantine_++;
+  }
+  absl::Status s = store_->Quarantine(id, entry, seq);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    quarantined_seqs_.insert(seq);
+    ++quarantined_;
+    depth_ -= std::min<uint64_t>(depth_, 1);
+    bytes_ -= std::min<uint64_t>(bytes_, stored.size());
+  }
+  Report(absl::DataLossError(absl::StrCat(
+      "spool ", options_.dir, ": record ", seq, " ", reason,
+      s.ok() ? "; moved to the quarantine"
+             : absl::StrCat("; could not be moved to the quarantine (",
+                            s.message(), ")"),
+      ", the drainer goes on")));
+}
+
+void SpooledProducer::Impl::QuarantineMissing(uint64_t first, uint64_t last,
+                                              const std::string& why) {
+  // Sequences quarantined before are not missing.
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t s = first;
+    while (s <= last) {
+      auto it = quarantined_seqs_.lower_bound(s);
+      const uint64_t stop = it == quarantined_seqs_.end() || *it > last
+                                ? last + 1
+                                : *it;
+      if (stop > s) runs.emplace_back(s, stop - 1);
+      s = stop + 1;
+    }
+  }
+  for (const auto& [a, b] : runs) {
+    spool::QuarantineEntry entry{.reason = why,
+                                 .seq = a,
+                                 .records = b - a + 1,
+                                 .quarantined_ms = WallMs()};
+    uint64_t id;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      id = next_quarantine_++;
+    }
+    absl::Status s = store_->Quarantine(id, entry, std::nullopt);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (uint64_t q = a; q <= b && quarantined_seqs_.size() < 1'000'000;
+           ++q) {
+        quarantined_seqs_.insert(q);
+      }
+      quarantined_ += b - a + 1;
+    }
+    Report(absl::DataLossError(absl::StrCat(
+        "spool ", options_.dir, ": ",
+        a == b ? absl::StrCat("record ", a)
+               : absl::StrCat(b - a + 1, " records ", a, "..", b),
+        " missing (", why, ")",
+        s.ok() ? "; noted in the quarantine" : "", ", the drainer goes on")));
+  }
+}
+
+absl::Status SpooledProducer::Impl::Visit(
+    Batch& batch, uint64_t seq, std::string_view stored,
+    const std::function<absl::Status(uint64_t, const spool::DecodedRecord&,
+                                     uint64_t)>& send) {
+  if (seq > batch.last + 1) {
+    QuarantineMissing(batch.last + 1, seq - 1,
+                      "their spool data was lost or unreadable");
+  }
+  batch.last = seq;
+  if (!spool::CheckRecord(stored, seq)) {
+    QuarantineRecord(seq, stored, "failed its CRC-32C check");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<spool::DecodedRecord> decoded = spool::DecodeRecord(stored);
+  if (!decoded.ok()) {
+    QuarantineRecord(seq, stored,
+                     absl::StrCat("does not decode: ", decoded.status().message()));
+    return absl::OkStatus();
+  }
+  absl::Status s = send(seq, *decoded, stored.size());
+  if (!s.ok()) return s;
+  ++batch.records;
+  batch.bytes += stored.size();
+  return absl::OkStatus();
+}
+
+absl::Status SpooledProducer::Impl::CollectRecords(
+    Batch& batch,
+    const std::function<absl::Status(uint64_t, const spool::DecodedRecord&,
+                                     uint64_t)>& send,
+    const std::function<bool(const Batch&)>& full) {
+  uint64_t durable;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    durable = durable_seq_;
+  }
+  while (batch.last < durable && !full(batch)) {
+    absl::Status sent;
+    const uint64_t before = batch.last;
+    absl::Status read = store_->Scan(
+        batch.last + 1, durable, [&](uint64_t seq, std::string_view stored) {
+          sent = Visit(batch, seq, stored, send);
+          return sent.ok() && !full(batch);
+        });
+    if (!sent.ok()) return sent;
+    if (read.ok()) {
+      if (!full(batch) && batch.last < durable) {
+        // Written, synced, and not there: lost.
+        QuarantineMissing(batch.last + 1, durable,
+                          "their spool data was lost or unreadable");
+        batch.last = durable;
+      }
+      break;
+    }
+    // RocksDB could not read on (e.g. a damaged SST block): take the next
+    // record on its own, then scan on after it.
+    const uint64_t seq = batch.last + 1;
+    absl::StatusOr<std::optional<std::string>> one = store_->Get(seq);
+    if (one.ok() && one->has_value()) {
+      sent = Visit(batch, seq, **one, send);
+      if (!sent.ok()) return sent;
+    } else {
+      QuarantineMissing(seq, seq,
+                        absl::StrCat("unreadable: ",
+                                     one.ok() ? read.message()
+                                              : one.status().message()));
+      batch.last = seq;
+    }
+    if (batch.last == before) break;  // no progress: give up this round
+  }
+  return absl::OkStatus();
+}
+
+void SpooledProducer::Impl::WarmUp(std::string_view topic) {
+  if (warm_topics_.find(topic) != warm_topics_.end()) return;
+  rd_kafka_t* rk =
+      txn_producer_ != nullptr
+          ? internal::ProducerAccess::Handle(*txn_producer_)
+          : producer_ != nullptr ? internal::ProducerAccess::Handle(*producer_)
+                                 : nullptr;
+  if (rk == nullptr) return;
+  // Best effort: without it the first record just waits a little longer.
+  internal::WarmUpTopic(rk, std::string(topic), std::chrono::seconds(5))
+      .IgnoreError();
+  warm_topics_.emplace(topic);
+}
+
+Record SpooledProducer::Impl::WithHeaders(const spool::DecodedRecord& d,
+                                          uint64_t seq,
+                                          std::vector<Header>& headers,
+                                          std::string& seq_text) {
+  Record r = d.AsRecord();
+  if (!stamp_headers_) return r;
+  headers = d.headers;
+  seq_text = absl::StrCat(seq);
+  headers.push_back({kSpoolIdHeader, spool_id_});
+  headers.push_back({kSpoolSeqHeader, seq_text});
+  r.headers = headers;
+  return r;
+}
+
+absl::Status SpooledProducer::Impl::DrainExactlyOnce() {
+  uint64_t previous;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    previous = committed_seq_;
+  }
+  Batch batch;
+  Clock::time_point collected;
+  const std::string checkpoint_key = spool::CheckpointKey(transactional_id_);
+  std::vector<Header> headers;
+  std::string seq_text;
+  absl::Status status = txn_producer_->Transact([&](Transaction& txn) {
+    // A re-run (after an abort) starts over from the watermark.
+    batch = Batch{.last = previous};
+    const auto deadline = Clock::now() + options_.max_batch_time;
+    auto full = [&](const Batch& b) {
+      return b.records >= options_.max_batch_records ||
+             b.bytes >= options_.max_batch_bytes;
+    };
+    auto send = [&](uint64_t seq, const spool::DecodedRecord& d,
+                    uint64_t) -> absl::Status {
+      WarmUp(d.topic);
+      absl::Status s = txn.Send(WithHeaders(d, seq, headers, seq_text));
+      if (s.ok()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++sent_;
+      }
+      return s;
+    };
+    for (;;) {
+      if (absl::Status s = CollectRecords(batch, send, full); !s.ok()) {
+        return s;
+      }
+      if (full(batch) || Clock::now() >= deadline) break;
+      if (stopping_.load()) break;
+      std::unique_lock<std::mutex> lock(mu_);
+      records_cv_.wait_until(lock, deadline, [&] {
+        return durable_seq_ > batch.last || stopping_.load();
+      });
+    }
+    if (batch.last == previous) return absl::OkStatus();  // nothing at all
+    collected = Clock::now();
+    const std::string value = spool::EncodeCheckpoint(spool_id_, batch.last);
+    return txn.Send({.topic = options_.checkpoint_topic,
+                     .key = checkpoint_key,
+                     .value = value,
+                     .partition = checkpoint_partition_});
+  });
+  if (!status.ok()) return status;
+  if (batch.last == previous) return absl::OkStatus();
+  const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(
+      Clock::now() - collected);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_commit_latency_ = latency;
+    max_commit_latency_ = std::max(max_commit_latency_, latency);
+    total_commit_latency_ += latency;
+  }
+  Committed(batch, previous, /*ours=*/true);
+  return absl::OkStatus();
+}
+
+absl::Status SpooledProducer::Impl::DrainAtLeastOnce() {
+  uint64_t previous;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    previous = committed_seq_;
+  }
+  Batch batch{.last = previous};
+  struct Outcome {
+    uint64_t seq;
+    absl::Status status;
+  };
+  std::mutex outcomes_mu;
+  std::vector<Outcome> failures;
+  std::vector<Header> headers;
+  std::string seq_text;
+  auto full = [&](const Batch& b) {
+    return b.records >= options_.max_batch_records ||
+           b.bytes >= options_.max_batch_bytes;
+  };
+  {
+    // Remember how far sequences may go out, so that they are never reused
+    // for other records even if these are lost (consumers deduplicate by
+    // them). Everything up to durable_seq_ is on disk, so this creates no
+    // gap.
+    uint64_t durable;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      durable = durable_seq_;
+    }
+    if (absl::Status s = store_->PutSent(durable); !s.ok()) return s;
+  }
+  auto send = [&](uint64_t seq, const spool::DecodedRecord& d,
+                  uint64_t) -> absl::Status {
+    WarmUp(d.topic);
+    absl::Status s = producer_->Send(
+        WithHeaders(d, seq, headers, seq_text),
+        [&outcomes_mu, &failures, seq](const DeliveryReport& report) {
+          if (report.status.ok()) return;
+          std::lock_guard<std::mutex> lock(outcomes_mu);
+          failures.push_back({seq, report.status});
+        });
+    if (s.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++sent_;
+    }
+    return s;
+  };
+  absl::Status status = CollectRecords(batch, send, full);
+  const auto collected = Clock::now();
+  // Every report, even when sending stopped half-way.
+  absl::Status flushed;
+  do {
+    flushed = producer_->Flush(std::chrono::milliseconds(1000));
+  } while (flushed.code() == absl::StatusCode::kDeadlineExceeded &&
+           !stopping_.load());
+  if (!flushed.ok()) {
+    return stopping_.load() ? absl::CancelledError("the spool is closing")
+                            : flushed;
+  }
+  uint64_t through = batch.last;
+  {
+    std::lock_guard<std::mutex> lock(outcomes_mu);
+    for (const Outcome& f : failures) {
+      through = std::min(through, f.seq - 1);
+      if (status.ok()) status = f.status;
+    }
+  }
+  if (through > previous) {
+    Batch done = batch;
+    if (through < batch.last) {
+      // Only the prefix before the first failure counts as delivered; the
+      // rest is sent again (at least once).
+      done = Batch{.last = through};
+      store_->Scan(previous + 1, through, [&](uint64_t, std::string_view v) {
+        ++done.records;
+        done.bytes += v.size();
+        return true;
+      }).IgnoreError();
+    }
+    const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(
+        Clock::now() - collected);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      last_commit_latency_ = latency;
+      max_commit_latency_ = std::max(max_commit_latency_, latency);
+      total_commit_latency_ += latency;
+    }
+    Committed(done, previous, /*ours=*/true);
+  }
+  return status;
+}
+
+// ---------------------------------------------------------------------------
+
+absl::StatusOr<std::unique_ptr<SpooledProducer>> SpooledProducer::Create(
+    const SpoolOptions& options) {
+  if (absl::Status s = Validate(options); !s.ok()) return s;
+  auto impl = std::make_unique<Impl>(options);
+  if (absl::Status s = impl->Open(); !s.ok()) return s;
+  return std::unique_ptr<SpooledProducer>(new SpooledProducer(std::move(impl)));
+}
+
+SpooledProducer::SpooledProducer(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+
+SpooledProducer::~SpooledProducer() = default;
+
+absl::Status SpooledProducer::Send(const Record& record) {
+  return impl_->Append(std::span<const Record>(&record, 1), {}, false);
+}
+
+absl::Status SpooledProducer::Send(const Record& record,
+                                   std::string_view cursor) {
+  return impl_->Append(std::span<const Record>(&record, 1), cursor, true);
+}
+
+absl::Status SpooledProducer::SendBatch(std::span<const Record> records,
+                                        std::string_view cursor) {
+  return impl_->Append(records, cursor, !cursor.empty());
+}
+
+absl::Status SpooledProducer::Flush(std::chrono::milliseconds timeout) {
+  return impl_->Flush(timeout);
+}
+
+absl::Status SpooledProducer::Close(std::chrono::milliseconds drain_timeout) {
+  return impl_->Close(drain_timeout);
+}
+
+const std::string& SpooledProducer::recovered_cursor() const {
+  return impl_->recovered_cursor();
+}
+
+const std::string& SpooledProducer::spool_id() const {
+  return impl_->spool_id();
+}
+
+bool SpooledProducer::exactly_once() const { return impl_->exactly_once(); }
+
+SpoolMetrics SpooledProducer::metrics() const { return impl_->Metrics(); }
+
+std::vector<QuarantinedRecord> SpooledProducer::Quarantined() const {
+  return impl_->Quarantined();
+}
+
+}  // namespace exactly

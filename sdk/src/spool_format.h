@@ -1,0 +1,119 @@
+// The spool's on-disk format: RocksDB keys and the encoding of one record.
+//
+// Keys (one RocksDB database per spool directory, default column family):
+//   'r' + seq (8 bytes, big-endian)   a spooled record, in sequence order
+//   'q' + id  (8 bytes, big-endian)   a quarantined record (see Quarantine)
+//   "m:..."                           metadata (format, spool id, sequence
+//                                     high-water mark, cursor, committed)
+//
+// A record's value:
+//   crc32c      4 bytes LE   CRC-32C of payload || seq (8 bytes BE), so that
+//                            a record read under another key fails the check
+//   payload:
+//     version        1 byte (1)
+//     append_ms      8 bytes LE  wall clock when Send() accepted it
+//     timestamp_ms   8 bytes LE  the Kafka record timestamp
+//     partition      4 bytes LE  (-1: partitioner)
+//     topic          varint length, bytes
+//     key            varint (length + 1; 0 = null), bytes
+//     value          varint (length + 1; 0 = null), bytes
+//     header count   varint; per header: key (varint length, bytes),
+//                    value (varint length + 1; 0 = null, bytes)
+//     cursor         varint length, bytes (the application's cursor; may be
+//                    empty)
+#ifndef EXACTLY_SDK_SRC_SPOOL_FORMAT_H_
+#define EXACTLY_SDK_SRC_SPOOL_FORMAT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "exactly/record.h"
+
+namespace exactly::internal::spool {
+
+inline constexpr char kRecordPrefix = 'r';
+inline constexpr char kQuarantinePrefix = 'q';
+inline constexpr size_t kSeqKeySize = 9;  // prefix + 8 bytes
+
+// Metadata keys.
+inline constexpr char kFormatKey[] = "m:format";
+inline constexpr char kFormatValue[] = "exactly-spool 1";
+inline constexpr char kSpoolIdKey[] = "m:spool_id";
+// The next sequence to hand out (8 bytes BE): never decreases, so that a
+// sequence is never used twice, even after every record was deleted.
+inline constexpr char kNextSeqKey[] = "m:next_seq";
+// The last sequence known to be committed in Kafka (8 bytes BE; 0: none),
+// written with the deletes that follow a commit.
+inline constexpr char kCommittedKey[] = "m:committed";
+// The last sequence handed to the producer (at-least-once mode; 8 bytes BE).
+inline constexpr char kSentKey[] = "m:sent";
+// The cursor of the last spooled record that had one: seq (8 bytes BE) +
+// cursor bytes.
+inline constexpr char kCursorKey[] = "m:cursor";
+// The next quarantine id (8 bytes BE).
+inline constexpr char kNextQuarantineKey[] = "m:next_quarantine";
+
+std::string SeqKey(char prefix, uint64_t seq);
+// The sequence in a key of `prefix`, or nullopt if the key is not one.
+std::optional<uint64_t> ParseSeqKey(char prefix, std::string_view key);
+
+std::string EncodeU64(uint64_t v);  // 8 bytes BE
+std::optional<uint64_t> DecodeU64(std::string_view bytes);
+
+// A record as it will be stored, its CRC not yet filled in (4 zero bytes,
+// then the payload), and the CRC of the payload alone; Seal() binds it to its
+// sequence.
+struct EncodedRecord {
+  std::string stored;
+  uint32_t payload_crc = 0;
+};
+EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
+                           std::string_view cursor);
+// Fills in the CRC over the payload and `seq`.
+void Seal(EncodedRecord& encoded, uint64_t seq);
+// Whether a stored value's CRC matches its payload and `seq`.
+bool CheckRecord(std::string_view stored, uint64_t seq);
+
+// A stored record, decoded; the views point into the stored bytes.
+struct DecodedRecord {
+  int64_t append_ms = 0;
+  std::string_view topic;
+  std::string_view key;    // data() == nullptr: null
+  std::string_view value;  // data() == nullptr: null
+  int32_t partition = kAnyPartition;
+  int64_t timestamp_ms = 0;
+  std::vector<Header> headers;
+  std::string_view cursor;
+
+  Record AsRecord() const {
+    return Record{.topic = topic,
+                  .key = key,
+                  .value = value,
+                  .partition = partition,
+                  .timestamp_ms = timestamp_ms,
+                  .headers = headers};
+  }
+};
+// Decodes a stored value (CRC not checked: see CheckRecord).
+absl::StatusOr<DecodedRecord> DecodeRecord(std::string_view stored);
+
+// A quarantine entry's value: why, the sequence it had (0 if unknown), how
+// many records it stands for (a gap of missing records is one entry), when,
+// and the bytes as found (possibly empty).
+struct QuarantineEntry {
+  std::string reason;
+  uint64_t seq = 0;
+  uint64_t records = 1;
+  int64_t quarantined_ms = 0;
+  std::string bytes;
+};
+std::string EncodeQuarantine(const QuarantineEntry& entry);
+absl::StatusOr<QuarantineEntry> DecodeQuarantine(std::string_view value);
+
+}  // namespace exactly::internal::spool
+
+#endif  // EXACTLY_SDK_SRC_SPOOL_FORMAT_H_

@@ -1,0 +1,494 @@
+#include "spool_store.h"
+
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/iterator.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "spool_wal_salvage.h"
+
+namespace exactly::internal::spool {
+namespace {
+
+absl::Status FromRocksDb(const rocksdb::Status& s, std::string_view context) {
+  if (s.ok()) return absl::OkStatus();
+  const std::string message =
+      absl::StrCat(absl::string_view(context.data(), context.size()), ": ",
+                   s.ToString());
+  if (s.IsNoSpace() || s.subcode() == rocksdb::Status::kNoSpace) {
+    return absl::ResourceExhaustedError(message);
+  }
+  if (s.IsCorruption()) return absl::DataLossError(message);
+  if (s.IsIOError() && (s.ToString().find("lock") != std::string::npos ||
+                        s.ToString().find("LOCK") != std::string::npos)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        message,
+        " (the spool is open in another process or another SpooledProducer: "
+        "a spool has one owner at a time)"));
+  }
+  return absl::InternalError(message);
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string RandomSpoolId() {
+  std::random_device random;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (int i = 0; i < 32; ++i) id.push_back(kHex[random() % 16]);
+  return id;
+}
+
+rocksdb::Options SpoolOptions(const StoreOptions& o) {
+  rocksdb::Options options;
+  options.create_if_missing = o.create_if_missing;
+  if (o.env != nullptr) options.env = o.env;
+  options.wal_recovery_mode = rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
+  options.avoid_flush_during_recovery = true;
+  options.paranoid_checks = false;
+  options.compression = rocksdb::kNoCompression;
+  options.bottommost_compression = rocksdb::kNoCompression;
+  options.write_buffer_size = 32 << 20;
+  options.max_write_buffer_number = 3;
+  options.max_background_jobs = 2;
+  options.max_open_files = 512;
+  options.recycle_log_file_num = 0;
+  options.keep_log_file_num = 3;
+  options.max_log_file_size = 1 << 20;
+  options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_restart_interval = 1;
+  table.checksum = rocksdb::kCRC32c;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+rocksdb::ReadOptions ReadOpts() {
+  rocksdb::ReadOptions r;
+  r.verify_checksums = false;
+  return r;
+}
+
+bool Exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+}  // namespace
+
+SpoolStore::SpoolStore(std::string dir, std::unique_ptr<rocksdb::DB> db,
+                       bool read_only)
+    : dir_(std::move(dir)), db_(std::move(db)), read_only_(read_only) {}
+
+SpoolStore::~SpoolStore() {
+  if (db_ != nullptr) db_->Close().PermitUncheckedError();
+}
+
+absl::StatusOr<std::unique_ptr<SpoolStore>> SpoolStore::Open(
+    const StoreOptions& o, StoreState* state) {
+  *state = StoreState{};
+  const std::string path = o.dir + "/db";
+  const bool existed = Exists(path + "/CURRENT");
+  if (!existed) {
+    if (o.read_only || !o.create_if_missing) {
+      return absl::NotFoundError(
+          absl::StrCat("no spool in ", o.dir, " (", path, "/CURRENT missing)"));
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat("cannot create the spool directory ", path, ": ",
+                       ec.message()));
+    }
+  }
+
+  WalSalvage salvage;
+  if (existed) salvage = SalvageWal(path);
+
+  const rocksdb::Options options = SpoolOptions(o);
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s =
+      o.read_only ? rocksdb::DB::OpenForReadOnly(options, path, &raw)
+                  : rocksdb::DB::Open(options, path, &raw);
+  if (s.IsCorruption() && !o.read_only) {
+    // RocksDB's repair keeps every table and WAL it can read and moves the
+    // rest to db/lost; the records missing afterwards are reported by the
+    // drainer as it reaches them.
+    state->events.push_back(
+        absl::StrCat("the spool database did not open (", s.ToString(),
+                     "); RocksDB repaired it, unreadable files are in ", path,
+                     "/lost"));
+    rocksdb::Status repaired = rocksdb::RepairDB(path, options);
+    s = repaired.ok() ? rocksdb::DB::Open(options, path, &raw) : repaired;
+    if (s.IsCorruption()) {
+      const std::string aside =
+          absl::StrCat(o.dir, "/db.damaged-", NowMs());
+      std::error_code ec;
+      std::filesystem::rename(path, aside, ec);
+      if (ec) {
+        return absl::DataLossError(absl::StrCat(
+            "the spool database in ", path,
+            " is damaged beyond repair and could not be moved aside (",
+            ec.message(), "): ", s.ToString()));
+      }
+      state->events.push_back(absl::StrCat(
+          "the spool database was damaged beyond repair (", s.ToString(),
+          "): moved to ", aside, " and a new spool started; its records "
+          "cannot be delivered"));
+      std::filesystem::create_directories(path, ec);
+      s = rocksdb::DB::Open(options, path, &raw);
+    }
+  }
+  if (!s.ok()) return FromRocksDb(s, absl::StrCat("open spool ", path));
+  std::unique_ptr<SpoolStore> store(new SpoolStore(
+      path, std::unique_ptr<rocksdb::DB>(raw), o.read_only));
+
+  // Identity: a new database becomes a spool; a database of something else
+  // is refused.
+  std::string format;
+  rocksdb::Status got =
+      store->db_->Get(ReadOpts(), kFormatKey, &format);
+  bool created = false;
+  if (got.IsNotFound()) {
+    std::unique_ptr<rocksdb::Iterator> it(store->db_->NewIterator(ReadOpts()));
+    it->SeekToFirst();
+    bool foreign = false;
+    bool empty = !it->Valid();
+    for (; it->Valid(); it->Next()) {
+      const rocksdb::Slice k = it->key();
+      if (!(k.size() == kSeqKeySize &&
+            (k[0] == kRecordPrefix || k[0] == kQuarantinePrefix)) &&
+          !k.starts_with("m:")) {
+        foreign = true;
+        break;
+      }
+    }
+    if (foreign) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path, " holds a RocksDB database that is not a spool"));
+    }
+    if (o.read_only) {
+      return absl::NotFoundError(absl::StrCat("no spool in ", o.dir));
+    }
+    if (!empty) {
+      state->events.push_back(
+          "the spool's format marker was lost; the spool was re-marked");
+    }
+    rocksdb::WriteBatch batch;
+    batch.Put(kFormatKey, kFormatValue);
+    std::string id;
+    if (store->db_->Get(ReadOpts(), kSpoolIdKey, &id).IsNotFound()) {
+      batch.Put(kSpoolIdKey, RandomSpoolId());
+      if (!empty) {
+        state->events.push_back(
+            "the spool id was lost; a new one was chosen (Kafka checkpoints "
+            "of the old id no longer apply)");
+      }
+    }
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    if (rocksdb::Status w = store->db_->Write(sync, &batch); !w.ok()) {
+      return FromRocksDb(w, "initialise spool");
+    }
+    created = empty;
+  } else if (!got.ok()) {
+    return FromRocksDb(got, "read spool format");
+  } else if (format != kFormatValue) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " holds a spool of an unknown format: ", format));
+  }
+
+  if (absl::Status l = store->Load(state, created, salvage); !l.ok()) {
+    return l;
+  }
+  return store;
+}
+
+absl::Status SpoolStore::Load(StoreState* state, bool created,
+                              const WalSalvage& salvage) {
+  state->created = created;
+  const rocksdb::ReadOptions r = ReadOpts();
+  std::string v;
+  if (db_->Get(r, kSpoolIdKey, &v).ok()) state->spool_id = v;
+  auto get_u64 = [&](const char* key) -> uint64_t {
+    std::string bytes;
+    if (!db_->Get(r, key, &bytes).ok()) return 0;
+    return DecodeU64(bytes).value_or(0);
+  };
+  state->committed = get_u64(kCommittedKey);
+  state->sent = get_u64(kSentKey);
+  uint64_t next_seq = std::max<uint64_t>(get_u64(kNextSeqKey), 1);
+  next_seq = std::max(next_seq, state->committed + 1);
+  next_seq = std::max(next_seq, state->sent + 1);
+  state->next_quarantine = std::max<uint64_t>(get_u64(kNextQuarantineKey), 1);
+  if (db_->Get(r, kCursorKey, &v).ok() && v.size() >= 8) {
+    state->cursor_seq = DecodeU64(std::string_view(v).substr(0, 8)).value();
+    state->cursor = v.substr(8);
+  }
+
+  // Quarantine.
+  {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(r));
+    const std::string start(1, kQuarantinePrefix);
+    for (it->Seek(start); it->Valid() && it->key().starts_with(start);
+         it->Next()) {
+      std::optional<uint64_t> id = ParseSeqKey(
+          kQuarantinePrefix,
+          std::string_view(it->key().data(), it->key().size()));
+      if (!id.has_value()) continue;
+      state->next_quarantine = std::max(state->next_quarantine, *id + 1);
+      ++state->quarantine_entries;
+      absl::StatusOr<QuarantineEntry> e = DecodeQuarantine(
+          std::string_view(it->value().data(), it->value().size()));
+      if (!e.ok()) {
+        ++state->quarantined_records;
+        continue;
+      }
+      state->quarantined_records += e->records;
+      if (e->seq > 0) {
+        next_seq = std::max(next_seq, e->seq + e->records);
+        for (uint64_t s = e->seq;
+             s < e->seq + e->records && s > state->committed; ++s) {
+          state->quarantined_seqs.push_back(s);
+          if (state->quarantined_seqs.size() > 1'000'000) break;
+        }
+      }
+    }
+  }
+
+  // Records RocksDB skipped in damaged WAL entries go back in (unless they
+  // were delivered or quarantined since); the drainer checks each one's CRC
+  // when it reaches it.
+  if (salvage.corrupt_entries > 0) {
+    const std::set<uint64_t> quarantined(state->quarantined_seqs.begin(),
+                                         state->quarantined_seqs.end());
+    rocksdb::WriteBatch batch;
+    uint64_t restored = 0;
+    for (const SalvagedPut& put : salvage.puts) {
+      std::optional<uint64_t> seq = ParseSeqKey(kRecordPrefix, put.key);
+      if (!seq.has_value() || *seq <= state->committed ||
+          quarantined.count(*seq) > 0) {
+        continue;
+      }
+      std::string existing;
+      if (!db_->Get(r, put.key, &existing).IsNotFound()) continue;
+      if (read_only_) {
+        state->salvageable.emplace_back(*seq, put.value);
+      } else {
+        batch.Put(put.key, put.value);
+      }
+      ++restored;
+    }
+    state->events.push_back(absl::StrCat(
+        salvage.corrupt_entries,
+        " WAL entr(ies) were skipped by RocksDB's recovery (a checksum "
+        "failure, which also drops the rest of its 32 KiB block); ",
+        restored,
+        read_only_ ? " record(s) in them would be put back on the next opening"
+                   : " record(s) in them were put back, to be checked one by one",
+        salvage.unparsed_entries > 0
+            ? absl::StrCat("; ", salvage.unparsed_entries,
+                           " entr(ies) were damaged in their structure: "
+                           "records after the damage are reported missing")
+            : std::string()));
+    if (restored > 0 && !read_only_) {
+      rocksdb::WriteOptions sync;
+      sync.sync = true;
+      if (rocksdb::Status w = db_->Write(sync, &batch); !w.ok()) {
+        return FromRocksDb(w, "restore salvaged records");
+      }
+    }
+  }
+
+  // Records: the ones at or below the committed watermark are leftovers
+  // (a salvaged record already delivered); the rest are the spool.
+  rocksdb::WriteBatch stale;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(r));
+  const std::string prefix(1, kRecordPrefix);
+  int64_t last_sampled_ms = -1;
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+       it->Next()) {
+    std::optional<uint64_t> seq = ParseSeqKey(
+        kRecordPrefix, std::string_view(it->key().data(), it->key().size()));
+    if (!seq.has_value()) continue;
+    if (*seq <= state->committed) {
+      stale.Delete(it->key());
+      continue;
+    }
+    const std::string_view value(it->value().data(), it->value().size());
+    ++state->records;
+    state->bytes += value.size();
+    if (state->first_seq == 0) state->first_seq = *seq;
+    state->last_seq = *seq;
+    // A damaged record may carry a wrong cursor or time: only checked
+    // records count for those.
+    if (CheckRecord(value, *seq)) {
+      next_seq = std::max(next_seq, *seq + 1);
+      absl::StatusOr<DecodedRecord> d = DecodeRecord(value);
+      if (d.ok()) {
+        if (!d->cursor.empty() && *seq > state->cursor_seq) {
+          state->cursor_seq = *seq;
+          state->cursor = std::string(d->cursor);
+        }
+        // Coalesce: one sample per 10 ms of append time is enough for an
+        // age metric.
+        if (last_sampled_ms < 0 || d->append_ms - last_sampled_ms >= 10) {
+          state->ages.emplace_back(*seq, d->append_ms);
+          last_sampled_ms = d->append_ms;
+        }
+      }
+    }
+  }
+  if (!it->status().ok()) {
+    state->events.push_back(absl::StrCat(
+        "reading the spool stopped early: ", it->status().ToString(),
+        "; the drainer reports the records it cannot read"));
+  }
+  state->next_seq = next_seq;
+  if (stale.Count() > 0 && !read_only_) {
+    db_->Write(rocksdb::WriteOptions(), &stale).PermitUncheckedError();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SpoolStore::Append(
+    const std::vector<std::pair<uint64_t, std::string_view>>& records,
+    uint64_t next_seq,
+    const std::optional<std::pair<uint64_t, std::string>>& cursor, bool sync) {
+  rocksdb::WriteBatch batch;
+  for (const auto& [seq, value] : records) {
+    batch.Put(SeqKey(kRecordPrefix, seq),
+              rocksdb::Slice(value.data(), value.size()));
+  }
+  batch.Put(kNextSeqKey, EncodeU64(next_seq));
+  if (cursor.has_value()) {
+    batch.Put(kCursorKey, EncodeU64(cursor->first) + cursor->second);
+  }
+  rocksdb::WriteOptions w;
+  w.sync = sync;
+  return FromRocksDb(db_->Write(w, &batch), "spool append");
+}
+
+absl::Status SpoolStore::SyncWal() {
+  return FromRocksDb(db_->SyncWAL(), "spool sync");
+}
+
+absl::Status SpoolStore::Scan(
+    uint64_t from, uint64_t to,
+    const std::function<bool(uint64_t, std::string_view)>& fn) {
+  if (from > to) return absl::OkStatus();
+  const std::string upper = SeqKey(kRecordPrefix, to + 1);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions r = ReadOpts();
+  r.iterate_upper_bound = &upper_slice;
+  r.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(r));
+  for (it->Seek(SeqKey(kRecordPrefix, from)); it->Valid(); it->Next()) {
+    std::optional<uint64_t> seq = ParseSeqKey(
+        kRecordPrefix, std::string_view(it->key().data(), it->key().size()));
+    if (!seq.has_value()) continue;
+    if (!fn(*seq, std::string_view(it->value().data(), it->value().size()))) {
+      return absl::OkStatus();
+    }
+  }
+  return FromRocksDb(it->status(), "spool read");
+}
+
+absl::StatusOr<std::optional<std::string>> SpoolStore::Get(uint64_t seq) {
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(ReadOpts(), SeqKey(kRecordPrefix, seq), &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (!s.ok()) return FromRocksDb(s, "spool read");
+  return std::optional<std::string>(std::move(value));
+}
+
+absl::Status SpoolStore::DeleteCommitted(uint64_t from, uint64_t through) {
+  rocksdb::WriteBatch batch;
+  for (uint64_t seq = from; seq <= through; ++seq) {
+    batch.Delete(SeqKey(kRecordPrefix, seq));
+  }
+  batch.Put(kCommittedKey, EncodeU64(through));
+  return FromRocksDb(db_->Write(rocksdb::WriteOptions(), &batch),
+                     "spool delete committed");
+}
+
+void SpoolStore::DropCommittedFiles(uint64_t through) {
+  const std::string begin(1, kRecordPrefix);
+  const std::string end = SeqKey(kRecordPrefix, through);
+  rocksdb::Slice b(begin), e(end);
+  rocksdb::DeleteFilesInRange(db_.get(), db_->DefaultColumnFamily(), &b, &e)
+      .PermitUncheckedError();
+}
+
+absl::Status SpoolStore::Quarantine(uint64_t quarantine_id,
+                                    const QuarantineEntry& entry,
+                                    std::optional<uint64_t> delete_seq) {
+  rocksdb::WriteBatch batch;
+  batch.Put(SeqKey(kQuarantinePrefix, quarantine_id), EncodeQuarantine(entry));
+  batch.Put(kNextQuarantineKey, EncodeU64(quarantine_id + 1));
+  if (delete_seq.has_value()) {
+    batch.Delete(SeqKey(kRecordPrefix, *delete_seq));
+  }
+  rocksdb::WriteOptions w;
+  w.sync = true;
+  return FromRocksDb(db_->Write(w, &batch), "spool quarantine");
+}
+
+absl::Status SpoolStore::PutSent(uint64_t seq) {
+  return FromRocksDb(
+      db_->Put(rocksdb::WriteOptions(), kSentKey, EncodeU64(seq)),
+      "spool mark sent");
+}
+
+std::vector<std::pair<uint64_t, QuarantineEntry>> SpoolStore::ListQuarantine() {
+  std::vector<std::pair<uint64_t, QuarantineEntry>> out;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ReadOpts()));
+  const std::string start(1, kQuarantinePrefix);
+  for (it->Seek(start); it->Valid() && it->key().starts_with(start);
+       it->Next()) {
+    std::optional<uint64_t> id = ParseSeqKey(
+        kQuarantinePrefix,
+        std::string_view(it->key().data(), it->key().size()));
+    if (!id.has_value()) continue;
+    absl::StatusOr<QuarantineEntry> e = DecodeQuarantine(
+        std::string_view(it->value().data(), it->value().size()));
+    if (e.ok()) {
+      out.emplace_back(*id, std::move(*e));
+    } else {
+      out.emplace_back(*id, QuarantineEntry{.reason = "unreadable entry"});
+    }
+  }
+  return out;
+}
+
+uint64_t SpoolStore::DiskBytes() {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".log" || ext == ".sst") {
+      total += entry.file_size(ec);
+    }
+  }
+  return total;
+}
+
+absl::Status SpoolStore::Resume() {
+  return FromRocksDb(db_->Resume(), "spool resume");
+}
+
+}  // namespace exactly::internal::spool

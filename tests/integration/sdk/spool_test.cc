@@ -1,0 +1,565 @@
+// The spooled producer against the bundled broker: every record whose
+// Send() returned OK reaches Kafka exactly once and in order; Kafka's
+// checkpoint (not the local state) decides what is committed; the spool's
+// bounds, a full disk and damaged files lose nothing that was accepted.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+#include <stdio.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "spool_store.h"
+#include "spool_test_util.h"
+#include "storage/fault_injecting_file_system.h"
+#include "unit/sdk/spool_files.h"
+
+namespace exactly::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Values per partition, in offset order.
+std::map<int32_t, std::vector<std::string>> ByPartition(
+    const std::vector<SpooledRecord>& records) {
+  std::map<int32_t, std::vector<std::string>> out;
+  for (const SpooledRecord& r : records) out[r.partition].push_back(r.value);
+  return out;
+}
+
+// Values per key, in offset order (a key's records share a partition).
+std::map<std::string, std::vector<std::string>> ByKey(
+    const std::vector<SpooledRecord>& records) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const SpooledRecord& r : records) out[r.key].push_back(r.value);
+  return out;
+}
+
+// Runs `exactly-spool ARGS`; its exit status and output.
+std::pair<int, std::string> RunTool(const std::string& args) {
+  const std::string command = std::string(EXACTLY_SPOOL_TOOL) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class SpooledProducerTest : public SpoolTest {};
+
+TEST_F(SpooledProducerTest, EveryRecordArrivesOnceAndInOrder) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 150;
+  const std::string topic = NewTopic("spool-basic", 3);
+  auto spool = SpooledProducer::Create(
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  ASSERT_TRUE((*spool)->exactly_once());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // One key per thread: its records share a partition, in Send order.
+      const std::string key = "thread-" + std::to_string(t);
+      for (int i = 0; i < kPerThread; ++i) {
+        absl::Status s = (*spool)->Send(
+            {.topic = topic, .key = key, .value = Value(t * kPerThread + i)});
+        ASSERT_TRUE(s.ok()) << s;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  absl::Status flushed = (*spool)->Flush(kPatience);
+  ASSERT_TRUE(flushed.ok()) << flushed;
+  const SpoolMetrics m = (*spool)->metrics();
+  EXPECT_EQ(m.appended, uint64_t{kThreads * kPerThread});
+  EXPECT_EQ(m.committed, uint64_t{kThreads * kPerThread});
+  EXPECT_EQ(m.depth, 0u);
+  EXPECT_EQ(m.bytes, 0u);
+  EXPECT_EQ(m.quarantined, 0u);
+  EXPECT_EQ(m.committed_sequence, uint64_t{kThreads * kPerThread});
+  EXPECT_LE(m.group_commits, m.appended);
+  EXPECT_GE(m.transactions, 1u);
+  ASSERT_TRUE((*spool)->Close().ok());
+
+  const auto records = ReadCommittedAssigned(bootstrap(), topic, 3);
+  EXPECT_EQ(ValuesOf(records), Expected(0, kThreads * kPerThread - 1));
+  for (const auto& [key, values] : ByKey(records)) {
+    EXPECT_EQ(values.size(), size_t{kPerThread});
+    EXPECT_TRUE(std::is_sorted(values.begin(), values.end()))
+        << "key " << key << " out of order";
+  }
+}
+
+TEST_F(SpooledProducerTest, ABatchIsOneWriteAndOneSync) {
+  const std::string topic = NewTopic("spool-batch", 1);
+  auto spool = SpooledProducer::Create(
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  std::vector<std::string> values;
+  for (int i = 0; i < 100; ++i) values.push_back(Value(i));
+  std::vector<Record> records;
+  for (const std::string& v : values) records.push_back({.topic = topic, .value = v});
+  ASSERT_TRUE((*spool)->SendBatch(records, "99").ok());
+  EXPECT_EQ((*spool)->metrics().appended, 100u);
+  EXPECT_EQ((*spool)->metrics().group_commits, 1u);
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  ASSERT_TRUE((*spool)->Close().ok());
+  const auto read = ReadCommittedAssigned(bootstrap(), topic, 1);
+  std::vector<std::string> got;
+  for (const SpooledRecord& r : read) got.push_back(r.value);
+  EXPECT_EQ(got, values);
+}
+
+TEST_F(SpooledProducerTest, SendReturnsBeforeKafkaHasTheRecordAndResumesAfter) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("spool-resume", 2);
+  const std::string txn = TestCluster::UniqueName("txn");
+  BlockDrainer();
+  {
+    auto spool = SpooledProducer::Create(SpoolOpts(temp_.Sub("spool"), txn));
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    EXPECT_EQ((*spool)->recovered_cursor(), "");
+    for (int i = 0; i < 50; ++i) {
+      ASSERT_TRUE((*spool)
+                      ->Send({.topic = topic, .key = "k", .value = Value(i)},
+                             std::to_string(i))
+                      .ok());
+    }
+    const SpoolMetrics m = (*spool)->metrics();
+    EXPECT_EQ(m.depth, 50u);
+    EXPECT_EQ(m.committed, 0u);
+    EXPECT_GT(m.bytes, 50u * 7);
+    // Nothing drained: Close leaves the records in the spool and says so.
+    absl::Status closed = (*spool)->Close(std::chrono::milliseconds(50));
+    EXPECT_EQ(closed.code(), absl::StatusCode::kDeadlineExceeded) << closed;
+    EXPECT_THAT(closed.message(), HasSubstr("50 record(s) remain"));
+  }
+  UnblockDrainer();
+  auto spool = SpooledProducer::Create(SpoolOpts(temp_.Sub("spool"), txn));
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  EXPECT_EQ((*spool)->recovered_cursor(), "49");
+  EXPECT_EQ((*spool)->metrics().depth, 50u);
+  for (int i = 50; i < 80; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .key = "k", .value = Value(i)},
+                               std::to_string(i))
+                    .ok());
+  }
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  EXPECT_EQ((*spool)->metrics().depth, 0u);
+  ASSERT_TRUE((*spool)->Close().ok());
+  const auto records = ReadCommittedAssigned(bootstrap(), topic, 2);
+  EXPECT_EQ(ValuesOf(records), Expected(0, 79));
+  for (const auto& [partition, values] : ByPartition(records)) {
+    EXPECT_TRUE(std::is_sorted(values.begin(), values.end()));
+  }
+}
+
+// The state a crash leaves between a commit and the local delete: the
+// records are still in the spool, and Kafka has them. The new instance
+// learns the watermark from Kafka's checkpoint and sends none of them again.
+TEST_F(SpooledProducerTest, RecordsCommittedButNotDeletedAreNotSentAgain) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("spool-truth", 1);
+  const std::string txn = TestCluster::UniqueName("txn");
+  const std::string dir = temp_.Sub("spool");
+  const std::string before = temp_.Sub("spool-before-delivery");
+  BlockDrainer();
+  {
+    auto spool = SpooledProducer::Create(SpoolOpts(dir, txn));
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    for (int i = 0; i < 30; ++i) {
+      ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
+    }
+    (*spool)->Close().IgnoreError();
+  }
+  std::filesystem::copy(dir, before, std::filesystem::copy_options::recursive);
+  UnblockDrainer();
+  {
+    auto spool = SpooledProducer::Create(SpoolOpts(dir, txn));
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+    EXPECT_EQ((*spool)->metrics().committed, 30u);
+    ASSERT_TRUE((*spool)->Close().ok());
+  }
+  // Back to the copy: 30 records spooled, none deleted.
+  std::filesystem::remove_all(dir);
+  std::filesystem::rename(before, dir);
+  {
+    auto spool = SpooledProducer::Create(SpoolOpts(dir, txn));
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    EXPECT_EQ((*spool)->metrics().depth, 30u);
+    ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+    const SpoolMetrics m = (*spool)->metrics();
+    EXPECT_EQ(m.depth, 0u);
+    EXPECT_EQ(m.committed, 0u) << "records already in Kafka were sent again";
+    EXPECT_EQ(m.sent, 0u);
+    EXPECT_EQ(m.committed_sequence, 30u);
+    // New records get new sequences and go out once.
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(30)}).ok());
+    ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+    EXPECT_EQ((*spool)->metrics().next_sequence, 32u);
+    ASSERT_TRUE((*spool)->Close().ok());
+  }
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)),
+            Expected(0, 30));
+}
+
+TEST_F(SpooledProducerTest, WithoutATransactionalIdRecordsCarryDedupHeaders) {
+  const std::string topic = NewTopic("spool-alo", 2);
+  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), "");
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  EXPECT_FALSE((*spool)->exactly_once());
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .key = "k", .value = Value(i)}).ok());
+  }
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  const std::string id = (*spool)->spool_id();
+  ASSERT_TRUE((*spool)->Close().ok());
+  const auto records = ReadCommittedAssigned(bootstrap(), topic, 2);
+  EXPECT_EQ(ValuesOf(records), Expected(0, 39));
+  std::set<std::string> seqs;
+  for (const SpooledRecord& r : records) {
+    ASSERT_EQ(r.headers.count("exactly.spool.id"), 1u);
+    EXPECT_EQ(r.headers.at("exactly.spool.id"), id);
+    seqs.insert(r.headers.at("exactly.spool.seq"));
+  }
+  EXPECT_EQ(seqs.size(), 40u);
+  EXPECT_EQ(seqs.count("1"), 1u);
+  EXPECT_EQ(seqs.count("40"), 1u);
+}
+
+TEST_F(SpooledProducerTest, AnotherInstanceWithTheSameIdStopsTheDrainer) {
+  const std::string topic = NewTopic("spool-fenced", 1);
+  const std::string txn = TestCluster::UniqueName("txn");
+  auto first = SpooledProducer::Create(SpoolOpts(temp_.Sub("a"), txn));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE((*first)->Send({.topic = topic, .value = Value(0)}).ok());
+  ASSERT_TRUE((*first)->Flush(kPatience).ok());
+  auto second = SpooledProducer::Create(SpoolOpts(temp_.Sub("b"), txn));
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE((*second)->Send({.topic = topic, .value = Value(1)}).ok());
+  ASSERT_TRUE((*second)->Flush(kPatience).ok());
+  // The first one's next transaction is fenced: its drainer stops, the
+  // record stays spooled, Send still works locally.
+  ASSERT_TRUE((*first)->Send({.topic = topic, .value = Value(2)}).ok());
+  absl::Status s = (*first)->Flush(kPatience);
+  EXPECT_TRUE(IsFenced(s) || absl::StrContains(s.message(), "fenced")) << s;
+  EXPECT_FALSE((*first)->metrics().drainer_status.ok());
+  EXPECT_EQ((*first)->metrics().depth, 1u);
+  ASSERT_TRUE((*second)->Close().ok());
+  (*first)->Close().IgnoreError();
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)),
+            Expected(0, 1));
+}
+
+TEST_F(SpooledProducerTest, AFullSpoolFailsAtOnceWhenConfiguredAndLosesNothing) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("spool-full-fail", 1);
+  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.max_records = 10;
+  o.when_full = SpoolFullPolicy::kFail;
+  BlockDrainer();
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
+  }
+  absl::Status full = (*spool)->Send({.topic = topic, .value = Value(10)});
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted) << full;
+  EXPECT_THAT(full.message(), HasSubstr("spool full"));
+  EXPECT_THAT(full.message(), HasSubstr("not spooled"));
+  EXPECT_EQ((*spool)->metrics().depth, 10u);
+  EXPECT_EQ((*spool)->metrics().appended, 10u);
+  UnblockDrainer();
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(10)}).ok());
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)),
+            Expected(0, 10));
+}
+
+TEST_F(SpooledProducerTest, AFullSpoolBlocksUntilTheDrainerMakesRoom) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("spool-full-block", 1);
+  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.max_records = 5;
+  o.when_full = SpoolFullPolicy::kBlock;
+  o.full_timeout = std::chrono::milliseconds(50);
+  BlockDrainer();
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
+  }
+  // Blocked for full_timeout, then refused: not dropped.
+  absl::Status timed_out = (*spool)->Send({.topic = topic, .value = "refused"});
+  EXPECT_EQ(timed_out.code(), absl::StatusCode::kResourceExhausted) << timed_out;
+  EXPECT_THAT(timed_out.message(), HasSubstr("spool full for 50 ms"));
+  (*spool)->Close().IgnoreError();
+
+  o.full_timeout = kPatience;
+  auto blocking = SpooledProducer::Create(o);
+  ASSERT_TRUE(blocking.ok()) << blocking.status();
+  std::atomic<int> sent{0};
+  std::thread sender([&] {
+    for (int i = 5; i < 25; ++i) {
+      absl::Status s = (*blocking)->Send({.topic = topic, .value = Value(i)});
+      ASSERT_TRUE(s.ok()) << s;
+      ++sent;
+    }
+  });
+  // The sender fills nothing: the spool already holds 5 (max_records).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(sent.load(), 0);
+  EXPECT_EQ((*blocking)->metrics().depth, 5u);
+  UnblockDrainer();
+  sender.join();
+  EXPECT_EQ(sent.load(), 20);
+  ASSERT_TRUE((*blocking)->Flush(kPatience).ok());
+  ASSERT_TRUE((*blocking)->Close().ok());
+  const auto records = ReadCommittedAssigned(bootstrap(), topic, 1);
+  EXPECT_EQ(ValuesOf(records), Expected(0, 24));
+  const std::vector<std::string> in_order = ByPartition(records)[0];
+  EXPECT_TRUE(std::is_sorted(in_order.begin(), in_order.end()));
+}
+
+TEST_F(SpooledProducerTest, ADiskFullFailsTheSendThatHitItAndLosesNothing) {
+  const std::string topic = NewTopic("spool-enospc", 1);
+  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
+      rocksdb::FileSystem::Default());
+  std::unique_ptr<rocksdb::Env> env = broker::FaultInjectingFileSystem::NewEnv(fs);
+  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.env = env.get();
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  std::multiset<std::string> accepted;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
+    accepted.insert(Value(i));
+  }
+  fs->SetNoSpace(true);
+  for (int i = 20; i < 25; ++i) {
+    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
+    EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+    EXPECT_THAT(s.message(), HasSubstr("No space left on device"));
+    EXPECT_THAT(s.message(), HasSubstr("not spooled"));
+  }
+  fs->SetNoSpace(false);
+  for (int i = 25; i < 40; ++i) {
+    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
+    ASSERT_TRUE(s.ok()) << s;
+    accepted.insert(Value(i));
+  }
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  EXPECT_EQ((*spool)->metrics().appended, 35u);
+  EXPECT_EQ((*spool)->metrics().quarantined, 0u);
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)), accepted);
+}
+
+class SpoolCorruptionTest : public SpoolTest {
+ protected:
+  // Spools records 0..59 (three batches of 20: three group commits) while
+  // the drainer is kept away, and closes the spool.
+  void SpoolSixty(const std::string& dir, const std::string& txn,
+                  const std::string& topic) {
+    BlockDrainer();
+    auto spool = SpooledProducer::Create(SpoolOpts(dir, txn));
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    for (int b = 0; b < 3; ++b) {
+      std::vector<std::string> values;
+      for (int i = 20 * b; i < 20 * b + 20; ++i) values.push_back(Padded(i));
+      std::vector<Record> records;
+      for (const std::string& v : values) records.push_back({.topic = topic, .value = v});
+      ASSERT_TRUE((*spool)->SendBatch(records).ok());
+    }
+    (*spool)->Close().IgnoreError();
+    UnblockDrainer();
+  }
+
+  // 100-byte values that can be found in the files.
+  static std::string Padded(int i) {
+    std::string v = Value(i) + "-";
+    v.resize(100, 'x');
+    return v;
+  }
+
+  // Reopens the spool and drains it; checks that exactly `damaged` are
+  // missing from Kafka, quarantined and counted, the rest there once.
+  void ExpectDeliveredExcept(const std::string& dir, const std::string& txn,
+                             const std::string& topic, std::set<int> damaged) {
+    auto spool = SpooledProducer::Create(SpoolOpts(dir, txn));
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+    const SpoolMetrics m = (*spool)->metrics();
+    EXPECT_EQ(m.quarantined, damaged.size());
+    EXPECT_EQ(m.depth, 0u);
+    EXPECT_EQ(m.committed, 60 - damaged.size());
+    std::set<uint64_t> quarantined_seqs;
+    for (const QuarantinedRecord& q : (*spool)->Quarantined()) {
+      EXPECT_THAT(q.reason, HasSubstr("CRC-32C"));
+      EXPECT_EQ(q.records, 1u);
+      EXPECT_THAT(q.bytes, HasSubstr(topic)) << "kept as found";
+      quarantined_seqs.insert(q.sequence);
+    }
+    std::set<uint64_t> expected_seqs;
+    for (int i : damaged) expected_seqs.insert(static_cast<uint64_t>(i) + 1);
+    EXPECT_EQ(quarantined_seqs, expected_seqs);
+    int reported = 0;
+    for (const absl::Status& r : reports_.all()) {
+      reported += absl::StrContains(r.message(), "moved to the quarantine");
+    }
+    EXPECT_EQ(reported, static_cast<int>(damaged.size()))
+        << "each quarantined record is reported";
+    ASSERT_TRUE((*spool)->Close().ok());
+    std::multiset<std::string> expected;
+    for (int i = 0; i < 60; ++i) {
+      if (damaged.count(i) == 0) expected.insert(Padded(i));
+    }
+    const auto records = ReadCommittedAssigned(bootstrap(), topic, 1);
+    EXPECT_EQ(ValuesOf(records), expected);
+    std::vector<std::string> in_order;
+    for (const SpooledRecord& r : records) in_order.push_back(r.value);
+    EXPECT_TRUE(std::is_sorted(in_order.begin(), in_order.end()));
+    // The tool agrees: nothing damaged is left, two are in the quarantine.
+    auto [status, out] = RunTool("verify " + dir);
+    EXPECT_EQ(status, 0) << out;
+    auto [qstatus, qout] = RunTool("quarantine " + dir);
+    EXPECT_EQ(qstatus, 0) << qout;
+    EXPECT_THAT(qout, HasSubstr(absl::StrCat(damaged.size(), " entries")));
+  }
+};
+
+TEST_F(SpoolCorruptionTest, FlippedBytesInTheWalAreQuarantinedTheRestDelivered) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("spool-wal-damage", 1);
+  const std::string txn = TestCluster::UniqueName("txn");
+  const std::string dir = temp_.Sub("spool");
+  SpoolSixty(dir, txn, topic);
+  // One byte in record 15's value (first group) and in record 47's (third).
+  ASSERT_EQ(FlipByteIn(dir, ".log", Padded(15).substr(0, 20)), 1);
+  ASSERT_EQ(FlipByteIn(dir, ".log", Padded(47).substr(0, 20)), 1);
+  auto [status, out] = RunTool("verify " + dir);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_THAT(out, HasSubstr("DAMAGED   sequence 16"));
+  EXPECT_THAT(out, HasSubstr("DAMAGED   sequence 48"));
+  ExpectDeliveredExcept(dir, txn, topic, {15, 47});
+}
+
+TEST_F(SpoolCorruptionTest, FlippedBytesInAnSstFileAreQuarantinedTheRestDelivered) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("spool-sst-damage", 1);
+  const std::string txn = TestCluster::UniqueName("txn");
+  const std::string dir = temp_.Sub("spool");
+  SpoolSixty(dir, txn, topic);
+  {
+    // Flush the records from the WAL into an SST file.
+    internal::spool::StoreState state;
+    auto store = internal::spool::SpoolStore::Open({.dir = dir}, &state);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->db()->Flush(rocksdb::FlushOptions()).ok());
+  }
+  ASSERT_EQ(FlipByteIn(dir, ".sst", Padded(3).substr(0, 20)), 1);
+  ASSERT_EQ(FlipByteIn(dir, ".sst", Padded(30).substr(0, 20)), 1);
+  auto [status, out] = RunTool("verify " + dir);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_THAT(out, HasSubstr("DAMAGED   sequence 4 "));
+  EXPECT_THAT(out, HasSubstr("DAMAGED   sequence 31 "));
+  ExpectDeliveredExcept(dir, txn, topic, {3, 30});
+}
+
+TEST_F(SpooledProducerTest, TheToolInspectsASpool) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("spool-tool", 1);
+  const std::string dir = temp_.Sub("spool");
+  BlockDrainer();
+  {
+    auto spool = SpooledProducer::Create(SpoolOpts(dir, TestCluster::UniqueName("txn")));
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    for (int i = 0; i < 12; ++i) {
+      ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}, "c" + std::to_string(i)).ok());
+    }
+    // While the producer owns the spool, the tool still reads it.
+    auto [status, out] = RunTool("inspect " + dir);
+    EXPECT_EQ(status, 0) << out;
+    EXPECT_THAT(out, HasSubstr("depth            12 records"));
+    (*spool)->Close().IgnoreError();
+  }
+  auto [status, out] = RunTool("inspect " + dir);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_THAT(out, HasSubstr("depth            12 records"));
+  EXPECT_THAT(out, HasSubstr("sequences        1..12"));
+  EXPECT_THAT(out, HasSubstr("next sequence    13"));
+  EXPECT_THAT(out, HasSubstr("oldest record"));
+  EXPECT_THAT(out, HasSubstr("quarantined      0 records"));
+  EXPECT_THAT(out, HasSubstr("cursor           \"c11\""));
+  auto [vstatus, vout] = RunTool("verify " + dir);
+  EXPECT_EQ(vstatus, 0) << vout;
+  EXPECT_THAT(vout, HasSubstr("OK: 12 records intact"));
+  EXPECT_EQ(RunTool("inspect " + temp_.Sub("nothing")).first, 2);
+  EXPECT_EQ(RunTool("frobnicate " + dir).first, 2);
+}
+
+TEST(SpoolOptionsTest, ValidateNamesTheProblem) {
+  SpoolOptions o;
+  o.producer.bootstrap_servers = "localhost:9092";
+  EXPECT_THAT(Validate(o).message(), HasSubstr("dir is required"));
+  o.dir = "/tmp/x";
+  EXPECT_TRUE(Validate(o).ok());
+  o.producer.properties["acks"] = "1";
+  EXPECT_THAT(Validate(o).message(), HasSubstr("acks=1"));
+  o.producer.properties.erase("acks");
+  o.producer.transactional_id = "t";
+  o.producer.properties["transaction.timeout.ms"] = "1000";
+  o.max_batch_time = std::chrono::milliseconds(1000);
+  EXPECT_THAT(Validate(o).message(), HasSubstr("max_batch_time"));
+  o.max_batch_time = std::chrono::milliseconds(100);
+  o.checkpoint_topic = "bad topic";
+  EXPECT_THAT(Validate(o).message(), HasSubstr("checkpoint_topic"));
+  o.checkpoint_topic = "ok";
+  o.max_records = 0;
+  EXPECT_THAT(Validate(o).message(), HasSubstr("max_records"));
+  o.max_records = 1;
+  o.sync = SyncPolicy::kInterval;
+  o.sync_interval = std::chrono::milliseconds(0);
+  EXPECT_THAT(Validate(o).message(), HasSubstr("sync_interval"));
+  auto spool = SpooledProducer::Create(o);
+  EXPECT_EQ(spool.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(SpooledProducerTest, BadRecordsAreRefusedAtSend) {
+  const std::string topic = NewTopic("spool-bad", 1);
+  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.producer.properties["message.max.bytes"] = "1000";
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  EXPECT_EQ((*spool)->Send({.topic = "", .value = "x"}).code(),
+            absl::StatusCode::kInvalidArgument);
+  const std::string big(2000, 'b');
+  EXPECT_EQ((*spool)->Send({.topic = topic, .value = big}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*spool)->metrics().appended, 0u);
+  // A second producer on the same directory is refused.
+  auto again = SpooledProducer::Create(o);
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition)
+      << again.status();
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ((*spool)->Send({.topic = topic, .value = "x"}).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace exactly::testing
