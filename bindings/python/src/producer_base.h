@@ -1,0 +1,112 @@
+// What the Python Producer, TransactionalProducer and SpooledProducer share:
+// the send path (the GIL held while librdkafka copies the record, released
+// only to wait for room), the callback queue, flush/poll/close that run the
+// queued callbacks on the caller's thread, and waiting for a future.
+#ifndef EXACTLY_BINDINGS_PYTHON_SRC_PRODUCER_BASE_H_
+#define EXACTLY_BINDINGS_PYTHON_SRC_PRODUCER_BASE_H_
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "callbacks.h"
+#include "common.h"
+#include "exactly/options.h"
+#include "exactly/producer.h"
+#include "exactly/record.h"
+
+namespace exactly::python {
+
+// The retry policy as Python passes it: (max_attempts, max_retries,
+// initial_backoff seconds, max_backoff seconds).
+RetryPolicy ToRetryPolicy(py::handle retry);
+
+// ProducerOptions from the librdkafka properties Python collected;
+// bootstrap.servers, client.id and transactional.id become the fields of the
+// same name. Callbacks are routed to `queue`, only where Python has one.
+ProducerOptions MakeProducerOptions(
+    const std::map<std::string, std::string>& properties, bool unchecked,
+    const std::shared_ptr<CallbackQueue>& queue, bool has_on_delivery,
+    bool has_on_error);
+
+class ProducerBase {
+ public:
+  ProducerBase(py::object on_delivery, py::object on_error,
+               bool block_when_full, double queue_full_timeout);
+  virtual ~ProducerBase() = default;
+  ProducerBase(const ProducerBase&) = delete;
+  ProducerBase& operator=(const ProducerBase&) = delete;
+
+  // The Python API.
+  void Send(py::handle topic, py::handle value, py::handle key,
+            int32_t partition, int64_t timestamp_ms, py::handle headers,
+            py::handle on_delivery);
+  // As Send, with the report going to `complete` (a future's completion)
+  // through the futures queue, which CompleteFutures also serves.
+  void SendFuture(py::handle topic, py::handle value, py::handle key,
+                  int32_t partition, int64_t timestamp_ms, py::handle headers,
+                  py::handle complete);
+  // For the thread that completes futures: waits (GIL released) up to
+  // `timeout` for reports, completes them; false once closed and done.
+  bool CompleteFutures(std::optional<double> timeout);
+  size_t SendBatch(py::handle topic, py::handle records, int32_t partition,
+                   py::handle on_delivery);
+  int Poll(std::optional<double> timeout);
+  void Flush(std::optional<double> timeout);
+  void Close(std::optional<double> timeout);
+  bool closed() const { return closed_; }
+  py::object Stats() const;
+
+ protected:
+  // Each queues one record; the callback variant completes it exactly once
+  // on success.
+  virtual absl::Status DoSend(const Record& record) = 0;
+  virtual absl::Status DoSend(const Record& record,
+                              DeliveryCallback on_delivery) = 0;
+  virtual absl::Status DoFlush(std::chrono::milliseconds timeout) = 0;
+  // Called without the GIL.
+  virtual absl::Status DoClose(std::chrono::milliseconds timeout) = 0;
+  virtual ProducerStats DoStats() const = 0;
+  // Before Close flushes, with the GIL (the transactional producer aborts
+  // an open transaction).
+  virtual void BeforeClose() {}
+
+  // Runs the queued callbacks (raising what they raise), and completes
+  // the futures whose reports are in.
+  int Drain() {
+    if (!futures_->empty()) futures_->Drain(py::none(), py::none());
+    return queue_->Drain(on_delivery_, on_error_);
+  }
+  // Fails if closed.
+  void CheckOpen() const;
+
+  // Declared first: destroyed last, after the SDK objects whose threads
+  // push onto it.
+  std::shared_ptr<CallbackQueue> queue_ = std::make_shared<CallbackQueue>();
+  // Reports for send_future: completed by whichever comes first, a call
+  // into the producer or its future-completing thread.
+  std::shared_ptr<CallbackQueue> futures_ = std::make_shared<CallbackQueue>();
+  const py::object on_delivery_;
+  const py::object on_error_;
+  bool closed_ = false;
+
+ private:
+  void SendImpl(py::handle topic, py::handle value, py::handle key,
+                int32_t partition, int64_t timestamp_ms, py::handle headers,
+                py::handle on_delivery, bool future);
+  void SendRecord(const Record& record, py::handle on_delivery, bool future);
+  absl::Status Attempt(const Record& record, py::handle on_delivery,
+                       bool future);
+  absl::Status SendWhenRoom(const Record& record, py::handle on_delivery,
+                            bool future);
+
+  const bool block_when_full_;
+  const double queue_full_timeout_;
+};
+
+}  // namespace exactly::python
+
+#endif  // EXACTLY_BINDINGS_PYTHON_SRC_PRODUCER_BASE_H_

@@ -1,0 +1,35 @@
+"""Helpers for the bindings' tests. The broker fixtures come from the
+package's own pytest plugin (exactly.pytest_plugin), as in a user's suite."""
+
+import itertools
+import time
+from typing import List
+
+import pytest
+
+import exactly
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def topic(request: pytest.FixtureRequest) -> str:
+    """A topic name no other test uses."""
+    return f"t{next(_counter)}-{request.node.name[:40]}".replace("[", "-") \
+        .replace("]", "")
+
+
+def read_committed(bootstrap: str, topic: str, count: int,
+                   group: str = None, max_wait: float = 60.0,
+                   settle: float = 0.5) -> List[exactly.Message]:
+    """Reads `topic` with a read_committed consumer until `count` records
+    came (then waits `settle` seconds for any extra one), or `max_wait`
+    passed (a guard against hanging, not a timing assertion)."""
+    group = group or f"reader-{next(_counter)}"
+    out = []
+    with exactly.Consumer(bootstrap, group, topics=[topic]) as consumer:
+        deadline = time.monotonic() + max_wait
+        while len(out) < count and time.monotonic() < deadline:
+            out.extend(consumer.poll_batch(1000, timeout=0.5))
+        out.extend(consumer.poll_batch(1000, timeout=settle))
+    return out

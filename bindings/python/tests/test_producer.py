@@ -1,0 +1,199 @@
+"""The idempotent producer: keys/values, callbacks on the caller's thread,
+futures without polling, batches, mocking."""
+
+import concurrent.futures
+import threading
+from unittest import mock
+
+import pytest
+
+import exactly
+from conftest import read_committed
+
+
+def test_bytes_str_and_buffers_as_keys_and_values(exactly_broker, topic):
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send(topic, b"bytes", b"k1")
+        p.send(topic, "str é", "k2")  # UTF-8
+        p.send(topic, bytearray(b"bytearray"), memoryview(b"k3"))
+        p.send(topic, None, b"tombstone")  # null value
+        p.send(topic, b"", None)  # empty value, null key
+        p.flush()
+    records = exactly_broker.records(topic)
+    assert [(r.key, r.value) for r in records] == [
+        (b"k1", b"bytes"),
+        (b"k2", "str é".encode()),
+        (b"k3", b"bytearray"),
+        (b"tombstone", None),
+        (None, b""),
+    ]
+
+
+def test_wrong_types_are_refused(exactly_broker, topic):
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        with pytest.raises(TypeError, match="value must be bytes"):
+            p.send(topic, 42)
+        with pytest.raises(TypeError, match="key must be bytes"):
+            p.send(topic, b"v", key=3.5)
+        with pytest.raises(TypeError, match="topic must be str"):
+            p.send(None, b"v")
+
+
+def test_headers_partition_timestamp(exactly_broker, topic):
+    exactly_broker.create_topic(topic, 3)
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send(topic, b"v1", partition=2, timestamp_ms=1234,
+               headers=[("a", b"1"), ("b", None), ("a", "2")])
+        p.send(topic, b"v2", partition=1, headers={"x": b"y"})
+        p.flush()
+    [r2] = exactly_broker.records(topic, 2)
+    assert r2.timestamp_ms == 1234
+    assert r2.headers == [("a", b"1"), ("b", None), ("a", b"2")]
+    [r1] = exactly_broker.records(topic, 1)
+    assert r1.headers == [("x", b"y")]
+    [m] = [m for m in read_committed(exactly_broker.bootstrap_servers, topic,
+                                     2) if m.partition == 2]
+    assert m.header("a") == b"2" and m.header("missing") is None
+
+
+def test_callbacks_run_on_the_callers_thread(exactly_broker, topic):
+    caller = threading.get_ident()
+    seen = []
+
+    def on_delivery(error, report):
+        seen.append((threading.get_ident(), error, report.offset,
+                     report.value))
+
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        for i in range(100):
+            p.send(topic, str(i), on_delivery=on_delivery)
+        p.flush()  # runs what is still pending, here
+        assert len(seen) == 100
+    assert {t for t, _, _, _ in seen} == {caller}
+    assert all(error is None for _, error, _, _ in seen)
+    assert [o for _, _, o, _ in seen] == list(range(100))
+    assert [v for _, _, _, v in seen] == [str(i).encode() for i in range(100)]
+
+
+def test_default_on_delivery_and_close_runs_pending(exactly_broker, topic):
+    seen = []
+    p = exactly.Producer(exactly_broker.bootstrap_servers,
+                         on_delivery=lambda e, r: seen.append(r.offset))
+    for i in range(10):
+        p.send(topic, b"x")
+    p.close()  # no flush, no poll: close delivers the callbacks
+    assert sorted(seen) == list(range(10))
+    assert p.closed
+    with pytest.raises(exactly.StateError, match="closed"):
+        p.flush()
+
+
+def test_futures_complete_without_polling(exactly_broker, topic):
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        futures = [p.send_future(topic, f"v{i}") for i in range(20)]
+        reports = [f.result(timeout=60) for f in futures]
+        assert [r.offset for r in reports] == list(range(20))
+        assert reports[3].topic == topic and reports[3].partition == 0
+        assert reports[3].value == b"v3"
+        assert all(f.exception() is None for f in futures)
+        assert not futures[0].cancel()  # a record cannot be unsent
+        # concurrent.futures helpers work too.
+        more = [p.send_future(topic, b"w") for _ in range(5)]
+        done, _ = concurrent.futures.wait(more, timeout=60)
+        assert len(done) == 5
+        # Done-callbacks run once, when the future completes.
+        f = p.send_future(topic, b"z")
+        calls = []
+        f.add_done_callback(calls.append)
+        f.result()
+        assert calls == [f]
+
+
+def test_send_batch(exactly_broker, topic):
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        assert p.send_batch(topic, [b"a", "b", (b"k", b"c"), ("k", None)]) \
+            == 4
+        assert p.send_batch(topic, (v for v in [b"d", b"e"])) == 2
+        with pytest.raises(TypeError) as caught:
+            p.send_batch(topic, [b"f", b"g", 7, b"h"])
+        assert caught.value.sent == 2  # f and g were queued, 7 was not
+        reports = []
+        p.send_batch(topic, [b"i"], on_delivery=lambda e, r: reports.append(r))
+        p.flush()
+        assert [r.value for r in reports] == [b"i"]
+    assert [(r.key, r.value) for r in exactly_broker.records(topic)] == [
+        (None, b"a"), (None, b"b"), (b"k", b"c"), (b"k", None),
+        (None, b"d"), (None, b"e"), (None, b"f"), (None, b"g"),
+        (None, b"i")]
+
+
+def test_poll_runs_callbacks(exactly_broker, topic):
+    seen = []
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send(topic, b"x", on_delivery=lambda e, r: seen.append(r))
+        ran = 0
+        while ran == 0:
+            ran = p.poll(1.0)
+        assert ran == 1 and len(seen) == 1
+        assert p.poll(0) == 0
+
+
+def test_callback_exception_propagates_to_the_caller(exactly_broker, topic):
+    def bad(error, report):
+        raise ZeroDivisionError("in callback")
+
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send(topic, b"x", on_delivery=bad)
+        with pytest.raises(ZeroDivisionError, match="in callback"):
+            p.flush()
+        p.flush()  # raised once; the producer goes on
+        stats = p.stats()
+        assert stats.delivered == 1 and stats.failed == 0
+
+
+def test_idempotence_under_dropped_responses(exactly_broker, topic):
+    """The broker appends, then drops the response: librdkafka retries, and
+    the broker's dedup keeps every record exactly once."""
+    exactly_broker.faults.drop_produce_responses(count=5, one_in=2)
+    with exactly.Producer(exactly_broker.bootstrap_servers, linger_ms=1) as p:
+        for i in range(2000):
+            p.send(topic, str(i))
+            if i % 200 == 0:
+                p.flush()
+        p.flush()
+        assert p.stats().delivered == 2000
+    values = [r.value for r in exactly_broker.records(topic)]
+    assert values == [str(i).encode() for i in range(2000)]
+    assert any("drop" in h.lower() for h in exactly_broker.faults.history())
+
+
+def test_producer_class_is_mockable():
+    producer = mock.create_autospec(exactly.Producer, instance=True)
+    producer.send("orders", b"v")
+    producer.send.assert_called_once_with("orders", b"v")
+    with pytest.raises(TypeError):
+        producer.send("orders", b"v", no_such_argument=1)  # autospec'd
+    with mock.patch.object(exactly.Producer, "send") as send:
+        exactly.Producer.send("orders", b"v")
+        send.assert_called_once_with("orders", b"v")
+    fake = mock.create_autospec(exactly.TransactionalProducer, instance=True)
+    with fake.transaction() as txn:
+        txn.send("orders", b"v")
+    fake.transaction.assert_called_once_with()
+    assert issubclass(exactly.Producer, object) and \
+        type(exactly.Producer) is type  # a plain Python class
+
+
+def test_config_passes_through(exactly_broker, topic):
+    # librdkafka names in a dict, or keywords with underscores for dots.
+    with exactly.Producer(exactly_broker.bootstrap_servers,
+                          config={"linger.ms": 1, "client.id": "c1"},
+                          compression_type="lz4",
+                          enable_idempotence=True) as p:
+        p.send(topic, b"x" * 1000)
+        p.flush()
+    [batch] = exactly_broker.read_log(topic, 0)
+    assert batch.compression == "lz4"
+    with pytest.raises(exactly.ConfigError, match="set twice"):
+        exactly.Producer(exactly_broker.bootstrap_servers,
+                         config={"linger.ms": 1}, linger_ms=2)
