@@ -2,6 +2,7 @@
 # Installs every Debian package exactly needs (only those missing) and builds it with CMake.
 #
 #   scripts/setup.sh [--build-dir DIR] [--sanitize address,undefined] [--werror] [--no-build]
+#                    [--tests-only]   (no benchmarks, no Python module: the sanitizer build)
 #
 # Debian 12 (bookworm). Uses sudo when not root. Python packages come from Debian too
 # (python3-pytest, python3-pybind11, ...); tests use /usr/bin/python3, which sees them.
@@ -12,12 +13,14 @@ BUILD_DIR=build
 SANITIZE=""
 WERROR=OFF
 BUILD=1
+EXTRAS=ON
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD_DIR="$2"; shift 2 ;;
     --sanitize) SANITIZE="$2"; shift 2 ;;
     --werror) WERROR=ON; shift ;;
     --no-build) BUILD=0; shift ;;
+    --tests-only) EXTRAS=OFF; shift ;;
     *) echo "setup.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -55,6 +58,6 @@ GENERATOR=()
 command -v ninja >/dev/null && GENERATOR=(-G Ninja)
 cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEXACTLY_WERROR="$WERROR" -DEXACTLY_SANITIZE="$SANITIZE" -DEXACTLY_BUILD_TESTS=ON \
-  -DEXACTLY_BUILD_EXAMPLES=ON -DEXACTLY_BUILD_BENCH=ON -DEXACTLY_BUILD_PYTHON=ON \
+  -DEXACTLY_BUILD_EXAMPLES="$EXTRAS" -DEXACTLY_BUILD_BENCH="$EXTRAS" -DEXACTLY_BUILD_PYTHON="$EXTRAS" \
   -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"
