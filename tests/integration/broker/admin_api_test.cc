@@ -24,6 +24,7 @@
 #include "protocol/messages/all.h"
 #include "protocol/record_batch.h"
 #include "protocol/request_header.h"
+#include "support/broker_process.h"
 #include "support/kafka_client.h"
 #include "support/temp_dir.h"
 
@@ -1318,6 +1319,87 @@ TEST(AdminApiTest, EveryAdminChangeSurvivesRestartsWithADataDir) {
         ErrName(producer.Produce("durable", 1, "k", std::string(5000, 'x'))),
         "MSG_SIZE_TOO_LARGE");
   }
+}
+
+// ---- The program users run ----
+
+// librdkafka's Admin API against the exactly-broker binary (not the embedded
+// class): every admin call of a test suite's fixture, each result checked,
+// then a SIGTERM and a restart on the same data dir.
+TEST(AdminApiBinaryTest, LibrdkafkaAdminAgainstTheBinaryAndAcrossARestart) {
+  TempDir dir;
+  const std::vector<std::string> args = {"--data-dir", dir.path(),
+                                         "--no-auto-create-topics"};
+  {
+    testing::BrokerProcess broker(EXACTLY_BROKER_BIN, args);
+    ASSERT_TRUE(broker.running()) << broker.error();
+    Admin admin(broker.bootstrap_servers());
+    ASSERT_EQ(admin
+                  .CreateTopic({"events",
+                                2,
+                                1,
+                                {{"retention.ms", "86400000"},
+                                 {"max.message.bytes", "2048"}}})
+                  .err,
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    EXPECT_EQ(admin.PartitionCount("events"), 2);
+    // Kafka's errors for a single broker and bad names.
+    EXPECT_EQ(ErrName(admin.CreateTopic({"events", 1}).err),
+              "TOPIC_ALREADY_EXISTS");
+    EXPECT_EQ(ErrName(admin.CreateTopic({"three-replicas", 1, 3}).err),
+              "INVALID_REPLICATION_FACTOR");
+    EXPECT_EQ(ErrName(admin.CreateTopic({"bad name!", 1}).err),
+              "TOPIC_EXCEPTION");
+    EXPECT_EQ(ErrName(admin.CreateTopic({"x", 1, 1, {{"no.such", "1"}}}).err),
+              "INVALID_CONFIG");
+
+    Described d = admin.DescribeConfigs(RD_KAFKA_RESOURCE_TOPIC, "events");
+    ASSERT_EQ(d.err, RD_KAFKA_RESP_ERR_NO_ERROR) << d.message;
+    EXPECT_EQ(Config(d, "max.message.bytes").value, "2048");
+    EXPECT_EQ(Config(d, "retention.ms").value, "86400000");
+
+    // The altered limit is honoured at once.
+    ASSERT_EQ(
+        admin.AlterTopicConfigs("events", {{"max.message.bytes", "4096"}}).err,
+        RD_KAFKA_RESP_ERR_NO_ERROR);
+    Producer producer(broker.bootstrap_servers());
+    EXPECT_EQ(producer.Produce("events", 0, "k", std::string(3000, 'x')),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    EXPECT_EQ(
+        ErrName(producer.Produce("events", 0, "k", std::string(5000, 'x'))),
+        "MSG_SIZE_TOO_LARGE");
+    producer.ProduceN("events", 0, 9);  // offsets 1..9
+
+    ASSERT_EQ(admin.CreatePartitions("events", 4).err,
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    EXPECT_EQ(admin.PartitionCount("events"), 4);
+    std::vector<DeletedRecords> deleted =
+        admin.DeleteRecords("events", {{0, 4}});
+    ASSERT_EQ(deleted.size(), 1u);
+    EXPECT_EQ(deleted[0].err, RD_KAFKA_RESP_ERR_NO_ERROR);
+    EXPECT_EQ(admin.Watermarks("events", 0), Marks(4, 10));
+
+    ASSERT_EQ(admin.CreateTopic({"scratch", 1}).err,
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    producer.ProduceN("scratch", 0, 3);
+    std::vector<Outcome> dropped = admin.DeleteTopics({"scratch"});
+    ASSERT_EQ(dropped.size(), 1u);
+    EXPECT_EQ(dropped[0].err, RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_EQ(admin.CreateTopic({"scratch", 3}).err,
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    EXPECT_EQ(admin.PartitionCount("scratch"), 3);
+    EXPECT_EQ(admin.Watermarks("scratch", 0), Marks(0, 0));
+    EXPECT_TRUE(broker.Stop()) << "SIGTERM must stop the broker cleanly";
+  }
+  testing::BrokerProcess broker(EXACTLY_BROKER_BIN, args);
+  ASSERT_TRUE(broker.running()) << broker.error();
+  Admin admin(broker.bootstrap_servers());
+  EXPECT_EQ(admin.PartitionCount("events"), 4);
+  EXPECT_EQ(admin.PartitionCount("scratch"), 3);
+  EXPECT_EQ(admin.Watermarks("events", 0), Marks(4, 10));
+  EXPECT_EQ(admin.Watermarks("scratch", 0), Marks(0, 0));
+  Described d = admin.DescribeConfigs(RD_KAFKA_RESOURCE_TOPIC, "events");
+  EXPECT_EQ(Config(d, "max.message.bytes").value, "4096");
 }
 
 }  // namespace
