@@ -3,6 +3,7 @@
 #
 #   scripts/setup.sh [--build-dir DIR] [--sanitize address,undefined] [--werror] [--no-build]
 #                    [--tests-only]   (no benchmarks, no Python module: the sanitizer build)
+#                    [--build-type T] (default RelWithDebInfo; CI uses Release: no debug info to write)
 #
 # Debian 12 (bookworm). Uses sudo when not root. Python packages come from Debian too
 # (python3-pytest, python3-pybind11, ...); tests use /usr/bin/python3, which sees them.
@@ -14,6 +15,7 @@ SANITIZE=""
 WERROR=OFF
 BUILD=1
 EXTRAS=ON
+BUILD_TYPE=RelWithDebInfo
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD_DIR="$2"; shift 2 ;;
@@ -21,6 +23,7 @@ while [ $# -gt 0 ]; do
     --werror) WERROR=ON; shift ;;
     --no-build) BUILD=0; shift ;;
     --tests-only) EXTRAS=OFF; shift ;;
+    --build-type) BUILD_TYPE="$2"; shift 2 ;;
     *) echo "setup.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -56,7 +59,7 @@ fi
 [ "$BUILD" = 1 ] || exit 0
 GENERATOR=()
 command -v ninja >/dev/null && GENERATOR=(-G Ninja)
-cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
   -DEXACTLY_WERROR="$WERROR" -DEXACTLY_SANITIZE="$SANITIZE" -DEXACTLY_BUILD_TESTS=ON \
   -DEXACTLY_BUILD_EXAMPLES="$EXTRAS" -DEXACTLY_BUILD_BENCH="$EXTRAS" -DEXACTLY_BUILD_PYTHON="$EXTRAS" \
   -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null

@@ -12,7 +12,7 @@ CI=0
 JOBS=$(nproc)
 
 if [ "$CI" = 1 ]; then
-  scripts/setup.sh --build-dir build --werror
+  scripts/setup.sh --build-dir build --werror --build-type Release
 else
   scripts/setup.sh --build-dir build
 fi
