@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every benchmark. Each one measures exactly and its baseline in the same run (these
+# machines are shared and noisy) and prints the ratio with MET or MISSED per target; the
+# README's table is copied from this output.
+#
+#   scripts/bench.sh            # all of them (about 15 minutes on 2 cores)
+#   scripts/bench.sh broker     # one: broker | group | txn | sdk | spool | python
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --build-dir build --build-type RelWithDebInfo
+
+ONLY=${1:-all}
+run() {
+  local name=$1
+  shift
+  if [ "$ONLY" = all ] || [ "$ONLY" = "$name" ]; then
+    echo "== $name: $*"
+    "$@"
+    echo
+  fi
+}
+
+run broker build/bench/broker_bench --broker-bin build/broker-stub/exactly-broker
+run group build/bench/group_bench
+run txn build/bench/txn_bench
+run sdk build/bench/sdk_bench
+run spool build/bench/spool_bench
+run python env PYTHONPATH="$(pwd)/build/bindings/python" /usr/bin/python3 bench/python_producer_bench.py
