@@ -12,52 +12,17 @@
 #include <vector>
 
 #include "sdk_test_util.h"
+#include "support/child_process.h"
 
 namespace exactly::testing {
 namespace {
 
-// A child process running exactly_processor_child; killed if still running
-// when it goes out of scope.
-class Child {
+// A child process running exactly_processor_child.
+class Child : public ChildProcess {
  public:
-  explicit Child(const std::vector<std::string>& args) {
-    std::vector<char*> argv;
-    std::string program = EXACTLY_PROCESSOR_CHILD;
-    argv.push_back(program.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      execv(program.c_str(), argv.data());
-      _exit(127);
-    }
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  ~Child() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      Wait();
-    }
-  }
-
-  bool started() const { return pid_ > 0; }
-  void Signal(int sig) { kill(pid_, sig); }
-  // The wait status.
-  int Wait() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return status;
-  }
-  // Whether it exited on its own (a processor error) rather than waiting.
-  bool ExitedEarly(int* status) {
-    return waitpid(pid_, status, WNOHANG) == pid_ && (pid_ = -1, true);
-  }
-
- private:
-  pid_t pid_ = -1;
+  explicit Child(const std::vector<std::string>& args)
+      : ChildProcess(EXACTLY_PROCESSOR_CHILD, args) {}
+  void Kill() { Signal(SIGKILL); }
 };
 
 class ProcessorKillTest : public SdkTest {};
@@ -94,7 +59,7 @@ TEST_F(ProcessorKillTest, KilledAtRandomPointsTheOutputIsExactlyFOfInput) {
     ASSERT_TRUE(child.started());
     std::this_thread::sleep_for(std::chrono::milliseconds(lifetime_ms(random)));
     int status = 0;
-    ASSERT_FALSE(child.ExitedEarly(&status))
+    ASSERT_FALSE(child.Exited(&status))
         << "the processor exited by itself in round " << round
         << " with status " << status;
     child.Signal(SIGKILL);
@@ -117,7 +82,7 @@ TEST_F(ProcessorKillTest, KilledAtRandomPointsTheOutputIsExactlyFOfInput) {
       ASSERT_TRUE(batch.ok()) << batch.status();
       seen += batch->size();
       int status = 0;
-      ASSERT_FALSE(last.ExitedEarly(&status))
+      ASSERT_FALSE(last.Exited(&status))
           << "the last processor exited by itself with status " << status;
     }
     ASSERT_GE(seen, static_cast<size_t>(kInputs)) << "output incomplete";

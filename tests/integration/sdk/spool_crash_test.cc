@@ -18,53 +18,17 @@
 #include <vector>
 
 #include "spool_test_util.h"
+#include "support/child_process.h"
 
 namespace exactly::testing {
 namespace {
 
-// A child process running exactly_spool_child; killed if still running when
-// it goes out of scope.
-class Child {
+// A child process running exactly_spool_child.
+class Child : public ChildProcess {
  public:
-  explicit Child(const std::vector<std::string>& args) {
-    std::vector<std::string> copy = args;
-    std::string program = EXACTLY_SPOOL_CHILD;
-    std::vector<char*> argv = {program.data()};
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      // Not the test's descriptors: an inherited copy of the broker's
-      // listening socket would keep its port busy across a broker restart.
-      close_range(3, ~0u, 0);
-      execv(program.c_str(), argv.data());
-      _exit(127);
-    }
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  ~Child() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      Wait();
-    }
-  }
-  bool started() const { return pid_ > 0; }
-  void Kill() { kill(pid_, SIGKILL); }
-  int Wait() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return status;
-  }
-  // Whether it has exited by itself (the wait status in *status).
-  bool Exited(int* status) {
-    return pid_ > 0 && waitpid(pid_, status, WNOHANG) == pid_ &&
-           (pid_ = -1, true);
-  }
-
- private:
-  pid_t pid_ = -1;
+  explicit Child(const std::vector<std::string>& args)
+      : ChildProcess(EXACTLY_SPOOL_CHILD, args) {}
+  void Kill() { Signal(SIGKILL); }
 };
 
 std::vector<int> ReadAcks(const std::string& path) {
@@ -79,7 +43,8 @@ class SpoolCrashTest : public SpoolTest {
  protected:
   void SetUp() override {
     // A broker with a data dir, so that it can restart as after a crash.
-    cluster_ = TestCluster::Start({.default_partitions = 3, .persistent = true});
+    cluster_ =
+        TestCluster::Start({.default_partitions = 3, .persistent = true});
     ASSERT_NE(cluster_, nullptr) << "could not start a test cluster";
   }
 
@@ -99,9 +64,10 @@ class SpoolCrashTest : public SpoolTest {
     const std::string acks = temp_.Sub("acks");
     // Paced while it is being killed, so that every round has work left;
     // the last run goes flat out.
-    const std::vector<std::string> args = {
-        bootstrap(), dir, topic, checkpoint_topic_, txn_id,
-        std::to_string(records), acks, /*delay_us=*/"5000"};
+    const std::vector<std::string> args = {bootstrap(), dir,
+                                           topic,       checkpoint_topic_,
+                                           txn_id,      std::to_string(records),
+                                           acks,        /*delay_us=*/"5000"};
     std::vector<std::string> last_args = args;
     last_args.back() = "0";
     broker::Faults& faults = cluster_->broker()->faults();
@@ -120,7 +86,8 @@ class SpoolCrashTest : public SpoolTest {
     for (int round = 0; round < kills; ++round) {
       Child child(args);
       ASSERT_TRUE(child.started());
-      const int ms = round % 5 == 4 ? lifetime_ms(random) / 10 : lifetime_ms(random);
+      const int ms =
+          round % 5 == 4 ? lifetime_ms(random) / 10 : lifetime_ms(random);
       if (round == kills / 2) {
         std::this_thread::sleep_for(std::chrono::milliseconds(ms / 2));
         absl::Status restarted =
@@ -161,14 +128,15 @@ class SpoolCrashTest : public SpoolTest {
         (b.commit_marker ? committed : aborted) += 1;
       }
     }
-    std::printf("%d kills, %zu acknowledgements, %zu records read; markers: "
-                "%d commit, %d abort\n",
-                run.kills, run.acks.size(), run.records.size(), committed,
-                aborted);
+    std::printf(
+        "%d kills, %zu acknowledgements, %zu records read; markers: "
+        "%d commit, %d abort\n",
+        run.kills, run.acks.size(), run.records.size(), committed, aborted);
   }
 };
 
-TEST_F(SpoolCrashTest, KilledAtRandomMomentsEveryAcknowledgedRecordArrivesOnce) {
+TEST_F(SpoolCrashTest,
+       KilledAtRandomMomentsEveryAcknowledgedRecordArrivesOnce) {
   SKIP_WITHOUT_BUNDLED_BROKER();
   // Paced at 5 ms a record, 22 rounds of at most 1.2 s cannot send them all:
   // every kill lands while the child still has work.
@@ -209,7 +177,8 @@ TEST_F(SpoolCrashTest, KilledAtRandomMomentsEveryAcknowledgedRecordArrivesOnce) 
 // records sent but not yet acknowledged go out again. Their headers (spool
 // id, sequence) identify the copies: deduplicated by them, the output is
 // every record once.
-TEST_F(SpoolCrashTest, AtLeastOnceKilledRepeatedlyDuplicatesCarryTheSameHeaders) {
+TEST_F(SpoolCrashTest,
+       AtLeastOnceKilledRepeatedlyDuplicatesCarryTheSameHeaders) {
   SKIP_WITHOUT_BUNDLED_BROKER();
   // 8 rounds of at most 1.2 s at 5 ms a record: work is left for every kill.
   constexpr int kRecords = 4000;
@@ -220,7 +189,8 @@ TEST_F(SpoolCrashTest, AtLeastOnceKilledRepeatedlyDuplicatesCarryTheSameHeaders)
   for (const SpooledRecord& r : run.records) {
     ASSERT_EQ(r.headers.count("exactly.spool.id"), 1u);
     ASSERT_EQ(r.headers.count("exactly.spool.seq"), 1u);
-    copies[{r.headers.at("exactly.spool.id"), r.headers.at("exactly.spool.seq")}]
+    copies[{r.headers.at("exactly.spool.id"),
+            r.headers.at("exactly.spool.seq")}]
         .insert(r.value);
   }
   std::multiset<std::string> deduplicated;
