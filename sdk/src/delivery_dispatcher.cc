@@ -55,9 +55,20 @@ void DeliveryDispatcher::Run() {
 void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
   switch (rd_kafka_event_type(event)) {
     case RD_KAFKA_EVENT_DR: {
+      // Counted once per event (one per produce response), not per record.
+      uint64_t delivered = 0;
+      uint64_t failed = 0;
       while (const rd_kafka_message_t* m = rd_kafka_event_message_next(event)) {
+        const bool ok = m->err == RD_KAFKA_RESP_ERR_NO_ERROR;
+        ++(ok ? delivered : failed);
+        // A success nobody asked to hear about needs no report.
+        if (ok && m->_private == nullptr && !default_callback_) continue;
         Deliver(*m);
       }
+      if (delivered != 0) {
+        delivered_.fetch_add(delivered, std::memory_order_relaxed);
+      }
+      if (failed != 0) failed_.fetch_add(failed, std::memory_order_relaxed);
       break;
     }
     case RD_KAFKA_EVENT_ERROR: {
@@ -82,9 +93,6 @@ void DeliveryDispatcher::Deliver(const rd_kafka_message_t& m) {
   if (m.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     report.status = StatusFromCode(
         m.err, absl::StrCat("delivery to ", rd_kafka_topic_name(m.rkt)), rk_);
-    failed_.fetch_add(1, std::memory_order_relaxed);
-  } else {
-    delivered_.fetch_add(1, std::memory_order_relaxed);
   }
   report.topic = rd_kafka_topic_name(m.rkt);
   report.partition = m.partition;

@@ -20,9 +20,8 @@ namespace {
 
 absl::Status FromRocksDb(const rocksdb::Status& s, std::string_view context) {
   if (s.ok()) return absl::OkStatus();
-  const std::string message =
-      absl::StrCat(absl::string_view(context.data(), context.size()), ": ",
-                   s.ToString());
+  const std::string message = absl::StrCat(
+      absl::string_view(context.data(), context.size()), ": ", s.ToString());
   if (s.IsNoSpace() || s.subcode() == rocksdb::Status::kNoSpace) {
     return absl::ResourceExhaustedError(message);
   }
@@ -55,7 +54,8 @@ rocksdb::Options SpoolOptions(const StoreOptions& o) {
   rocksdb::Options options;
   options.create_if_missing = o.create_if_missing;
   if (o.env != nullptr) options.env = o.env;
-  options.wal_recovery_mode = rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
+  options.wal_recovery_mode =
+      rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
   options.avoid_flush_during_recovery = true;
   options.paranoid_checks = false;
   options.compression = rocksdb::kNoCompression;
@@ -109,9 +109,8 @@ absl::StatusOr<std::unique_ptr<SpoolStore>> SpoolStore::Open(
     std::error_code ec;
     std::filesystem::create_directories(path, ec);
     if (ec) {
-      return absl::InternalError(
-          absl::StrCat("cannot create the spool directory ", path, ": ",
-                       ec.message()));
+      return absl::InternalError(absl::StrCat(
+          "cannot create the spool directory ", path, ": ", ec.message()));
     }
   }
 
@@ -120,22 +119,20 @@ absl::StatusOr<std::unique_ptr<SpoolStore>> SpoolStore::Open(
 
   const rocksdb::Options options = SpoolOptions(o);
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s =
-      o.read_only ? rocksdb::DB::OpenForReadOnly(options, path, &raw)
-                  : rocksdb::DB::Open(options, path, &raw);
+  rocksdb::Status s = o.read_only
+                          ? rocksdb::DB::OpenForReadOnly(options, path, &raw)
+                          : rocksdb::DB::Open(options, path, &raw);
   if (s.IsCorruption() && !o.read_only) {
     // RocksDB's repair keeps every table and WAL it can read and moves the
     // rest to db/lost; the records missing afterwards are reported by the
     // drainer as it reaches them.
-    state->events.push_back(
-        absl::StrCat("the spool database did not open (", s.ToString(),
-                     "); RocksDB repaired it, unreadable files are in ", path,
-                     "/lost"));
+    state->events.push_back(absl::StrCat(
+        "the spool database did not open (", s.ToString(),
+        "); RocksDB repaired it, unreadable files are in ", path, "/lost"));
     rocksdb::Status repaired = rocksdb::RepairDB(path, options);
     s = repaired.ok() ? rocksdb::DB::Open(options, path, &raw) : repaired;
     if (s.IsCorruption()) {
-      const std::string aside =
-          absl::StrCat(o.dir, "/db.damaged-", NowMs());
+      const std::string aside = absl::StrCat(o.dir, "/db.damaged-", NowMs());
       std::error_code ec;
       std::filesystem::rename(path, aside, ec);
       if (ec) {
@@ -144,23 +141,23 @@ absl::StatusOr<std::unique_ptr<SpoolStore>> SpoolStore::Open(
             " is damaged beyond repair and could not be moved aside (",
             ec.message(), "): ", s.ToString()));
       }
-      state->events.push_back(absl::StrCat(
-          "the spool database was damaged beyond repair (", s.ToString(),
-          "): moved to ", aside, " and a new spool started; its records "
-          "cannot be delivered"));
+      state->events.push_back(
+          absl::StrCat("the spool database was damaged beyond repair (",
+                       s.ToString(), "): moved to ", aside,
+                       " and a new spool started; its records "
+                       "cannot be delivered"));
       std::filesystem::create_directories(path, ec);
       s = rocksdb::DB::Open(options, path, &raw);
     }
   }
   if (!s.ok()) return FromRocksDb(s, absl::StrCat("open spool ", path));
-  std::unique_ptr<SpoolStore> store(new SpoolStore(
-      path, std::unique_ptr<rocksdb::DB>(raw), o.read_only));
+  std::unique_ptr<SpoolStore> store(
+      new SpoolStore(path, std::unique_ptr<rocksdb::DB>(raw), o.read_only));
 
   // Identity: a new database becomes a spool; a database of something else
   // is refused.
   std::string format;
-  rocksdb::Status got =
-      store->db_->Get(ReadOpts(), kFormatKey, &format);
+  rocksdb::Status got = store->db_->Get(ReadOpts(), kFormatKey, &format);
   bool created = false;
   if (got.IsNotFound()) {
     std::unique_ptr<rocksdb::Iterator> it(store->db_->NewIterator(ReadOpts()));
@@ -177,8 +174,8 @@ absl::StatusOr<std::unique_ptr<SpoolStore>> SpoolStore::Open(
       }
     }
     if (foreign) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          path, " holds a RocksDB database that is not a spool"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(path, " holds a RocksDB database that is not a spool"));
     }
     if (o.read_only) {
       return absl::NotFoundError(absl::StrCat("no spool in ", o.dir));
@@ -245,9 +242,9 @@ absl::Status SpoolStore::Load(StoreState* state, bool created,
     const std::string start(1, kQuarantinePrefix);
     for (it->Seek(start); it->Valid() && it->key().starts_with(start);
          it->Next()) {
-      std::optional<uint64_t> id = ParseSeqKey(
-          kQuarantinePrefix,
-          std::string_view(it->key().data(), it->key().size()));
+      std::optional<uint64_t> id =
+          ParseSeqKey(kQuarantinePrefix,
+                      std::string_view(it->key().data(), it->key().size()));
       if (!id.has_value()) continue;
       state->next_quarantine = std::max(state->next_quarantine, *id + 1);
       ++state->quarantine_entries;
@@ -297,8 +294,9 @@ absl::Status SpoolStore::Load(StoreState* state, bool created,
         " WAL entr(ies) were skipped by RocksDB's recovery (a checksum "
         "failure, which also drops the rest of its 32 KiB block); ",
         restored,
-        read_only_ ? " record(s) in them would be put back on the next opening"
-                   : " record(s) in them were put back, to be checked one by one",
+        read_only_
+            ? " record(s) in them would be put back on the next opening"
+            : " record(s) in them were put back, to be checked one by one",
         salvage.unparsed_entries > 0
             ? absl::StrCat("; ", salvage.unparsed_entries,
                            " entr(ies) were damaged in their structure: "
@@ -409,18 +407,18 @@ absl::Status SpoolStore::Scan(
 
 absl::StatusOr<std::optional<std::string>> SpoolStore::Get(uint64_t seq) {
   std::string value;
-  rocksdb::Status s =
-      db_->Get(ReadOpts(), SeqKey(kRecordPrefix, seq), &value);
+  rocksdb::Status s = db_->Get(ReadOpts(), SeqKey(kRecordPrefix, seq), &value);
   if (s.IsNotFound()) return std::optional<std::string>();
   if (!s.ok()) return FromRocksDb(s, "spool read");
   return std::optional<std::string>(std::move(value));
 }
 
 absl::Status SpoolStore::DeleteCommitted(uint64_t from, uint64_t through) {
+  // One range tombstone per transaction rather than a point delete per
+  // record: the delete then costs the same for 1 record as for 10,000.
   rocksdb::WriteBatch batch;
-  for (uint64_t seq = from; seq <= through; ++seq) {
-    batch.Delete(SeqKey(kRecordPrefix, seq));
-  }
+  batch.DeleteRange(SeqKey(kRecordPrefix, from),
+                    SeqKey(kRecordPrefix, through + 1));
   batch.Put(kCommittedKey, EncodeU64(through));
   return FromRocksDb(db_->Write(rocksdb::WriteOptions(), &batch),
                      "spool delete committed");
@@ -460,9 +458,9 @@ std::vector<std::pair<uint64_t, QuarantineEntry>> SpoolStore::ListQuarantine() {
   const std::string start(1, kQuarantinePrefix);
   for (it->Seek(start); it->Valid() && it->key().starts_with(start);
        it->Next()) {
-    std::optional<uint64_t> id = ParseSeqKey(
-        kQuarantinePrefix,
-        std::string_view(it->key().data(), it->key().size()));
+    std::optional<uint64_t> id =
+        ParseSeqKey(kQuarantinePrefix,
+                    std::string_view(it->key().data(), it->key().size()));
     if (!id.has_value()) continue;
     absl::StatusOr<QuarantineEntry> e = DecodeQuarantine(
         std::string_view(it->value().data(), it->value().size()));
