@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 #include "exactly/consumer.h"
@@ -75,6 +76,11 @@ struct UnsafeProperty {
   std::string value;
   std::string named;  // the name the error must mention
 };
+
+// Readable test names in CTest ("acks=1"), not the struct's bytes.
+void PrintTo(const UnsafeProperty& u, std::ostream* os) {
+  *os << u.property << "=" << u.value;
+}
 
 class UnsafeProducerPropertyTest
     : public ::testing::TestWithParam<UnsafeProperty> {};
