@@ -233,7 +233,6 @@ class Group {
 
   void MaybePrepareRebalance(std::string_view reason);
   void PrepareRebalance(std::string_view reason);
-  void ArmInitialDelay(int32_t delay_ms, int32_t remaining_ms);
   void TryCompleteJoin();
   void CompleteJoin();
   void InitNextGeneration();
@@ -278,10 +277,12 @@ class Group {
   std::optional<std::set<std::string>> subscribed_topics_;
   // A member joined during the first rebalance of an empty group: the
   // initial delay starts over (up to the rebalance timeout).
-  bool new_member_added_ = false;
   // The join timer is the initial delay, which only its expiry completes.
   bool in_initial_delay_ = false;
   std::unique_ptr<Timer> join_timer_;
+  // Ends the initial delay after the rebalance timeout however often
+  // newcomers extend it.
+  std::unique_ptr<Timer> initial_delay_cap_timer_;
   std::unique_ptr<Timer> sync_timer_;
 };
 

@@ -570,5 +570,35 @@ TEST_F(DelayedGroupTest, InitialDelayWaitsForMoreMembers) {
   EXPECT_EQ(a.join->members.size() + b.join->members.size(), 2u);
 }
 
+TEST_F(DelayedGroupTest, InitialDelayEndsOneDelayAfterTheLastNewcomer) {
+  // Members starting together wait one delay, not one per newcomer.
+  Answers a, b, c;
+  JoinNew(&a);
+  clock_.Advance(5);
+  JoinNew(&b);
+  clock_.Advance(5);
+  JoinNew(&c);
+  clock_.Advance(99);
+  EXPECT_FALSE(a.join.has_value());
+  clock_.Advance(1);
+  ASSERT_TRUE(a.join.has_value());
+  ASSERT_TRUE(c.join.has_value());
+  EXPECT_EQ(a.join->generation_id, 1);
+}
+
+TEST_F(DelayedGroupTest,
+       NewcomersCannotExtendTheDelayBeyondTheRebalanceTimeout) {
+  std::vector<Answers> answers(kRebalanceMs / 50 + 2);
+  JoinNew(&answers[0]);
+  int64_t elapsed = 0;
+  for (size_t i = 1; i < answers.size() && !answers[0].join.has_value(); ++i) {
+    clock_.Advance(50);
+    elapsed += 50;
+    JoinNew(&answers[i]);
+  }
+  ASSERT_TRUE(answers[0].join.has_value());
+  EXPECT_EQ(elapsed, kRebalanceMs);
+}
+
 }  // namespace
 }  // namespace exactly::broker
