@@ -1,6 +1,7 @@
-// Record batch v2: build, parse, CRC-32C, validation of what producers send (valid, corrupt,
-// truncated, wrong format), control batches, and every compression codec, including the real
-// compressed batches librdkafka and kafka-python sent.
+// Record batch v2: build, parse, CRC-32C, validation of what producers send
+// (valid, corrupt, truncated, wrong format), control batches, and every
+// compression codec, including the real compressed batches librdkafka and
+// kafka-python sent.
 #include "protocol/record_batch.h"
 
 #include <set>
@@ -44,6 +45,28 @@ std::string Build(int16_t attributes, int n = 10) {
   return *b;
 }
 
+// Long inputs take the three-stream path, short extensions the one-stream
+// path: both must agree for every length and alignment around the stripes.
+TEST(Crc32cTest, ThreeStreamPathAgreesWithByteWiseExtension) {
+  std::string data(20000, '\0');
+  uint32_t x = 12345;
+  for (char& c : data) {
+    x = x * 1103515245 + 12345;
+    c = static_cast<char>(x >> 16);
+  }
+  for (size_t len : {3071u, 3072u, 3073u, 6144u, 9999u, 20000u}) {
+    for (size_t offset : {0u, 1u, 7u}) {
+      if (offset + len > data.size()) continue;
+      std::string_view piece(data.data() + offset, len);
+      uint32_t crc = 0;
+      for (size_t i = 0; i < piece.size(); i += 5) {
+        crc = Crc32cExtend(crc, piece.substr(i, 5));
+      }
+      EXPECT_EQ(Crc32c(piece), crc) << len << " at " << offset;
+    }
+  }
+}
+
 TEST(Crc32cTest, KnownVectors) {
   EXPECT_EQ(Crc32c(""), 0u);
   EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
@@ -52,12 +75,14 @@ TEST(Crc32cTest, KnownVectors) {
   // Extending in pieces gives the same result as one pass.
   std::string data(1000, 'x');
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 31);
-  EXPECT_EQ(Crc32cExtend(Crc32c(data.substr(0, 333)), data.substr(333)), Crc32c(data));
+  EXPECT_EQ(Crc32cExtend(Crc32c(data.substr(0, 333)), data.substr(333)),
+            Crc32c(data));
 }
 
 TEST(RecordBatchTest, BuildThenParseAndDecodeEveryCodec) {
-  for (Compression codec : {Compression::kNone, Compression::kGzip, Compression::kSnappy,
-                            Compression::kLz4, Compression::kZstd}) {
+  for (Compression codec :
+       {Compression::kNone, Compression::kGzip, Compression::kSnappy,
+        Compression::kLz4, Compression::kZstd}) {
     SCOPED_TRACE(std::string(CompressionName(codec)));
     std::string batch = Build(static_cast<int16_t>(codec));
     BatchCheck check = CheckProduceBatches(batch);
@@ -72,13 +97,15 @@ TEST(RecordBatchTest, BuildThenParseAndDecodeEveryCodec) {
     EXPECT_EQ(h.base_sequence, 100);
     EXPECT_EQ(h.last_sequence(), 109);
     EXPECT_EQ(h.max_timestamp, 1700000000000 + 63);
-    absl::StatusOr<std::vector<Record>> records = DecodeRecords(check.batches[0]);
+    absl::StatusOr<std::vector<Record>> records =
+        DecodeRecords(check.batches[0]);
     ASSERT_TRUE(records.ok()) << records.status();
     std::vector<RecordSpec> expected = SampleRecords(10);
     ASSERT_EQ(records->size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
       EXPECT_EQ((*records)[i].offset, static_cast<int64_t>(i));
-      EXPECT_EQ((*records)[i].timestamp, 1700000000000 + expected[i].timestamp_delta);
+      EXPECT_EQ((*records)[i].timestamp,
+                1700000000000 + expected[i].timestamp_delta);
       EXPECT_EQ((*records)[i].key, expected[i].key);
       EXPECT_EQ((*records)[i].value, expected[i].value);
       EXPECT_EQ((*records)[i].headers, expected[i].headers);
@@ -121,7 +148,8 @@ TEST(RecordBatchTest, TruncatedBatchesAreCorruptAtEveryLength) {
 TEST(RecordBatchTest, OldMagicAndControlBatchesFromClientsAreRefused) {
   std::string batch = Build(0);
   batch[kBatchMagicOffset] = 1;
-  EXPECT_EQ(CheckProduceBatches(batch).error, ErrorCode::kUnsupportedForMessageFormat);
+  EXPECT_EQ(CheckProduceBatches(batch).error,
+            ErrorCode::kUnsupportedForMessageFormat);
   std::string control = BuildControlBatch(7, 1, ControlType::kCommit, 0, 1);
   EXPECT_EQ(CheckProduceBatches(control).error, ErrorCode::kInvalidRecord);
 }
@@ -133,19 +161,23 @@ TEST(RecordBatchTest, RecordsThatDisagreeWithTheHeaderAreRefused) {
   UpdateBatchCrc(extra_count.data(), extra_count.size());
   EXPECT_FALSE(CheckProduceBatches(extra_count).ok());
   std::string junk = batch + "xyz";
-  // Three junk bytes inside the batch (length and CRC fixed up): records do not end cleanly.
+  // Three junk bytes inside the batch (length and CRC fixed up): records do not
+  // end cleanly.
   uint32_t len = static_cast<uint32_t>(junk.size() - 12);
-  for (int i = 0; i < 4; ++i) junk[8 + i] = static_cast<char>(len >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i)
+    junk[8 + i] = static_cast<char>(len >> (24 - 8 * i));
   UpdateBatchCrc(junk.data(), junk.size());
   EXPECT_FALSE(CheckProduceBatches(junk).ok());
 }
 
 TEST(RecordBatchTest, SeveralBatchesInOneRecordSet) {
-  std::string two = Build(0, 2) + Build(static_cast<int16_t>(Compression::kLz4), 3);
+  std::string two =
+      Build(0, 2) + Build(static_cast<int16_t>(Compression::kLz4), 3);
   BatchCheck check = CheckProduceBatches(two);
   ASSERT_TRUE(check.ok()) << check.message;
   ASSERT_EQ(check.batches.size(), 2u);
-  absl::StatusOr<std::vector<RecordBatchView>> split = SplitBatches(two + "partial");
+  absl::StatusOr<std::vector<RecordBatchView>> split =
+      SplitBatches(two + "partial");
   ASSERT_TRUE(split.ok());
   EXPECT_EQ(split->size(), 2u);
 }
@@ -167,8 +199,10 @@ TEST(RecordBatchTest, ControlBatchCarriesTheMarker) {
     EXPECT_EQ(*read, type);
     absl::StatusOr<std::vector<Record>> records = DecodeRecords(view);
     ASSERT_TRUE(records.ok());
-    // Key: version 0, type; value: version 0, coordinator epoch 17 (what kafkajs matches on).
-    EXPECT_EQ(*(*records)[0].key, std::string("\0\0\0", 3) + static_cast<char>(type));
+    // Key: version 0, type; value: version 0, coordinator epoch 17 (what
+    // kafkajs matches on).
+    EXPECT_EQ(*(*records)[0].key,
+              std::string("\0\0\0", 3) + static_cast<char>(type));
     EXPECT_EQ(*(*records)[0].value, std::string("\0\0\0\0\0\x11", 6));
   }
 }
@@ -187,20 +221,24 @@ TEST(RecordBatchTest, DecompressionIsBounded) {
   std::string batch = Build(static_cast<int16_t>(Compression::kZstd), 30);
   BatchCheckLimits tight;
   tight.max_decompressed_bytes = 100;
-  EXPECT_EQ(CheckProduceBatches(batch, tight).error, ErrorCode::kCorruptMessage);
+  EXPECT_EQ(CheckProduceBatches(batch, tight).error,
+            ErrorCode::kCorruptMessage);
 }
 
-// Every batch the real clients sent (each codec) passes the broker's checks and decodes to the
-// record count the capture notes state.
+// Every batch the real clients sent (each codec) passes the broker's checks and
+// decodes to the record count the capture notes state.
 TEST(RecordBatchTest, RealClientBatchesOfEveryCodecValidate) {
-  std::vector<exactly::testing::WireSample> samples = exactly::testing::LoadWireSamples();
-  if (samples.empty()) GTEST_SKIP() << "shared/wire-samples is not in this checkout";
+  std::vector<exactly::testing::WireSample> samples =
+      exactly::testing::LoadWireSamples();
+  if (samples.empty())
+    GTEST_SKIP() << "shared/wire-samples is not in this checkout";
   int batches = 0;
   std::set<std::string> codecs;
   for (const auto& s : samples) {
     if (s.api_name != "Produce") continue;
     SCOPED_TRACE(s.file);
-    absl::StatusOr<ParsedRequest> parsed = ParseRequest(std::string_view(s.bytes).substr(4));
+    absl::StatusOr<ParsedRequest> parsed =
+        ParseRequest(std::string_view(s.bytes).substr(4));
     ASSERT_TRUE(parsed.ok());
     auto request = DecodeMessage<ProduceRequest>(parsed->body, s.api_version);
     ASSERT_TRUE(request.ok()) << request.status();
@@ -211,7 +249,8 @@ TEST(RecordBatchTest, RealClientBatchesOfEveryCodecValidate) {
         for (const RecordBatchView& b : check.batches) {
           absl::StatusOr<std::vector<Record>> records = DecodeRecords(b);
           ASSERT_TRUE(records.ok()) << records.status();
-          EXPECT_EQ(static_cast<int32_t>(records->size()), b.header.record_count);
+          EXPECT_EQ(static_cast<int32_t>(records->size()),
+                    b.header.record_count);
           codecs.insert(std::string(CompressionName(b.header.compression())));
           ++batches;
         }
@@ -219,7 +258,8 @@ TEST(RecordBatchTest, RealClientBatchesOfEveryCodecValidate) {
     }
   }
   EXPECT_GT(batches, 10);
-  EXPECT_EQ(codecs, (std::set<std::string>{"gzip", "lz4", "none", "snappy", "zstd"}));
+  EXPECT_EQ(codecs,
+            (std::set<std::string>{"gzip", "lz4", "none", "snappy", "zstd"}));
 }
 
 }  // namespace
