@@ -52,9 +52,10 @@ def producer_properties(properties: _Props, unchecked: bool = ...) -> _Props: ..
 def consumer_properties(properties: _Props, unchecked: bool = ...) -> _Props: ...
 
 class _ProducerBase:
-    def send(self, topic: str, value: _Data, key: _Data, partition: int,
-             timestamp_ms: int, headers: Any,
-             on_delivery: Optional[Callable[..., Any]]) -> None: ...
+    def send(self, topic: str, value: _Data = ..., key: _Data = ..., *,
+             partition: int = ..., timestamp_ms: int = ...,
+             headers: Any = ...,
+             on_delivery: Optional[Callable[..., Any]] = ...) -> None: ...
     def send_future(self, topic: str, value: _Data, key: _Data,
                     partition: int, timestamp_ms: int, headers: Any,
                     complete: Callable[..., Any]) -> None: ...

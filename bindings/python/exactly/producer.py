@@ -96,7 +96,9 @@ class _ProducerApi:
     _native: Any
 
     def _bind(self) -> None:
-        self._send = self._native.send
+        # send() is the extension's own, with the same signature: no Python
+        # frame per record (the method below documents it).
+        self.send = self._native.send  # type: ignore[method-assign]
         self._completer: Optional[threading.Thread] = None
 
     def send(
@@ -119,8 +121,9 @@ class _ProducerApi:
         the next ``flush()``. An exception here means the record was not
         queued.
         """
-        self._send(topic, value, key, partition, timestamp_ms, headers,
-                   on_delivery)
+        self._native.send(topic, value, key, partition=partition,
+                          timestamp_ms=timestamp_ms, headers=headers,
+                          on_delivery=on_delivery)
 
     def send_future(
         self,

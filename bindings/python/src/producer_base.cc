@@ -2,10 +2,16 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 #include "exactly/error.h"
+#include "rdkafka_util.h"  // the SDK's: statuses from librdkafka codes
 
 namespace exactly::python {
 namespace {
@@ -162,7 +168,15 @@ void ProducerBase::SendImpl(py::handle topic, py::handle value,
   record.partition = partition;
   record.timestamp_ms = timestamp_ms;
   if (headers.is_none()) {
-    SendRecord(record, on_delivery, future);
+    rd_kafka_t* rk = nullptr;
+    if (on_delivery.is_none() && timestamp_ms == 0 && !closing_ && !closed_) {
+      rk = BatchHandle();
+    }
+    if (rk != nullptr) {
+      SendPlain(rk, record);
+    } else {
+      SendRecord(record, on_delivery, future);
+    }
     return;
   }
   std::vector<BytesView> holders;
@@ -189,41 +203,68 @@ bool ProducerBase::CompleteFutures(std::optional<double> timeout) {
   return !closed_ || !futures_->empty();
 }
 
+namespace {
+
+// One batch item: a value, or a (key, value) pair.
+void ItemViews(PyObject* item, BytesView* key_holder, BytesView* value_holder,
+               std::string_view* key, std::string_view* value) {
+  PyObject* k = Py_None;
+  PyObject* v = item;
+  if (PyTuple_Check(item)) {
+    if (PyTuple_GET_SIZE(item) != 2) {
+      throw py::value_error("a batch item is a value, or a (key, value) pair");
+    }
+    k = PyTuple_GET_ITEM(item, 0);
+    v = PyTuple_GET_ITEM(item, 1);
+  }
+  if (!FastView(v, value)) {
+    value_holder->Set(v, "value");
+    *value = value_holder->view();
+  }
+  if (!FastView(k, key)) {
+    key_holder->Set(k, "key");
+    *key = key_holder->view();
+  }
+}
+
+// How many records send_batch hands to librdkafka per call.
+constexpr size_t kBatchChunk = 1024;
+// Records this close to message.max.bytes take the record-by-record path,
+// which raises MSG_SIZE_TOO_LARGE for them in order (librdkafka's batch call
+// would fail that one record and queue the ones after it).
+constexpr size_t kRecordOverheadMargin = 512;
+
+}  // namespace
+
 size_t ProducerBase::SendBatch(py::handle topic, py::handle records,
                                int32_t partition, py::handle on_delivery) {
   if (!queue_->empty()) Drain();
-  Record record;
-  record.topic = TopicView(topic);
-  record.partition = partition;
-  py::object sequence = py::reinterpret_steal<py::object>(PySequence_Fast(
-      records.ptr(), "records must be a sequence or an iterable"));
+  const std::string_view topic_view = TopicView(topic);
+  // A tuple of the items: callbacks run while the batch waits for room
+  // cannot change what is being sent (and free items under it).
+  py::object sequence =
+      PyTuple_CheckExact(records.ptr())
+          ? py::reinterpret_borrow<py::object>(records)
+          : py::reinterpret_steal<py::object>(PySequence_Tuple(records.ptr()));
   if (!sequence) throw py::error_already_set();
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence.ptr());
-  PyObject** items = PySequence_Fast_ITEMS(sequence.ptr());
+  const size_t n = static_cast<size_t>(PyTuple_GET_SIZE(sequence.ptr()));
+  PyObject** items = &PyTuple_GET_ITEM(sequence.ptr(), 0);
   size_t sent = 0;
   try {
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      PyObject* item = items[i];
+    rd_kafka_t* rk = nullptr;
+    if (on_delivery.is_none() && !closed_ && !closing_) rk = BatchHandle();
+    if (rk != nullptr) {
+      SendBatchFast(rk, topic_view, partition, items, n, &sent);
+      return sent;
+    }
+    Record record;
+    record.topic = topic_view;
+    record.partition = partition;
+    for (size_t i = 0; i < n; ++i) {
       BytesView key_holder;
       BytesView value_holder;
-      PyObject* key = Py_None;
-      PyObject* value = item;
-      if (PyTuple_Check(item)) {
-        if (PyTuple_GET_SIZE(item) != 2) {
-          throw py::value_error(
-              "a batch item is a value, or a (key, value) pair");
-        }
-        key = PyTuple_GET_ITEM(item, 0);
-        value = PyTuple_GET_ITEM(item, 1);
-      }
-      if (!FastView(value, &record.value)) {
-        value_holder.Set(value, "value");
-        record.value = value_holder.view();
-      }
-      if (!FastView(key, &record.key)) {
-        key_holder.Set(key, "key");
-        record.key = key_holder.view();
-      }
+      ItemViews(items[i], &key_holder, &value_holder, &record.key,
+                &record.value);
       SendRecord(record, on_delivery, /*future=*/false);
       ++sent;
     }
@@ -235,6 +276,193 @@ size_t ProducerBase::SendBatch(py::handle topic, py::handle records,
     ThrowWithSent(sent);
   }
   return sent;
+}
+
+void ProducerBase::SendPlain(rd_kafka_t* rk, const Record& record) {
+  ReadLimits(rk);
+  rd_kafka_topic_t* rkt = BatchTopic(rk, record.topic);
+  std::optional<Deadline> deadline;
+  for (;;) {
+    if (rd_kafka_produce(rkt, record.partition, RD_KAFKA_MSG_F_COPY,
+                         const_cast<char*>(record.value.data()),
+                         record.value.size(), record.key.data(),
+                         record.key.size(), nullptr) == 0) {
+      return;
+    }
+    const rd_kafka_resp_err_t err = rd_kafka_last_error();
+    if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL || !block_when_full_ ||
+        (deadline.has_value() && deadline->expired())) {
+      Check(internal::StatusFromCode(
+          err, absl::StrCat("send to ", std::string(record.topic)), rk));
+    }
+    if (!deadline.has_value()) {
+      deadline.emplace(Deadline::After(queue_full_timeout_));
+    }
+    WaitForRoom(rk);
+    if (closing_ || closed_) {
+      Check(absl::FailedPreconditionError("the producer is closed"));
+    }
+  }
+}
+
+rd_kafka_topic_t* ProducerBase::BatchTopic(rd_kafka_t* rk,
+                                           std::string_view topic) {
+  auto it = topics_.find(topic);
+  if (it != topics_.end()) return it->second;
+  if (topic.empty() || topic.size() > 249) {
+    Check(absl::InvalidArgumentError(absl::StrCat(
+        "topic name must have 1 to 249 characters, got ", topic.size())));
+  }
+  const std::string name(topic);
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, name.c_str(), nullptr);
+  if (rkt == nullptr) {
+    Check(internal::StatusFromCode(rd_kafka_last_error(),
+                                   absl::StrCat("send to ", name), rk));
+  }
+  topics_.emplace(name, rkt);
+  return rkt;
+}
+
+void ProducerBase::ReleaseTopics() {
+  for (auto& [name, rkt] : topics_) rd_kafka_topic_destroy(rkt);
+  topics_.clear();
+}
+
+void ProducerBase::WaitForRoom(rd_kafka_t* rk) {
+  {
+    // Until librdkafka's queue has room for a good number of records again
+    // (the SDK's delivery thread frees it), for a millisecond or two at
+    // most: then callbacks run and signals are checked.
+    py::gil_scoped_release release;
+    for (int i = 0; i < 20; ++i) {
+      if (static_cast<size_t>(rd_kafka_outq_len(rk)) + room_wanted_ <=
+          max_queue_messages_) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+  Drain();
+  CheckSignals();
+}
+
+void ProducerBase::ReadLimits(rd_kafka_t* rk) {
+  if (max_message_bytes_ != 0) return;
+  auto get = [rk](const char* name, size_t fallback) -> size_t {
+    char value[64];
+    size_t size = sizeof(value);
+    if (rd_kafka_conf_get(rd_kafka_conf(rk), name, value, &size) !=
+        RD_KAFKA_CONF_OK) {
+      return fallback;
+    }
+    const size_t parsed = std::strtoull(value, nullptr, 10);
+    return parsed > 0 ? parsed : fallback;
+  };
+  max_queue_messages_ = get("queue.buffering.max.messages", 100000);
+  room_wanted_ = std::max<size_t>(1, std::min<size_t>(kBatchChunk,
+                                                      max_queue_messages_ / 8));
+  max_message_bytes_ = get("message.max.bytes", 1000000);
+}
+
+void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
+                                 int32_t partition, PyObject** items,
+                                 size_t n, size_t* sent) {
+  ReadLimits(rk);
+  rd_kafka_topic_t* rkt = BatchTopic(rk, topic);
+  std::vector<rd_kafka_message_t> messages;
+  messages.reserve(std::min(n, kBatchChunk));
+  std::vector<BytesView> holders;  // only for buffer-protocol items
+  holders.reserve(2 * std::min(n, kBatchChunk));
+  size_t i = 0;
+  while (i < n) {
+    // Views of the next chunk; stops before a record too large for it (or
+    // not a key or value at all).
+    messages.clear();
+    holders.clear();
+    bool one_by_one = false;
+    size_t end = i;
+    for (; end < n && messages.size() < kBatchChunk; ++end) {
+      BytesView key_holder;
+      BytesView value_holder;
+      std::string_view key;
+      std::string_view value;
+      try {
+        ItemViews(items[end], &key_holder, &value_holder, &key, &value);
+      } catch (const std::exception&) {
+        // Queue the records before it first; the record-by-record path
+        // below raises the same error again.
+        one_by_one = true;
+        break;
+      }
+      if (key.size() + value.size() + kRecordOverheadMargin >
+          max_message_bytes_) {
+        one_by_one = true;
+        break;
+      }
+      rd_kafka_message_t m{};
+      m.payload = const_cast<char*>(value.data());
+      m.len = value.size();
+      m.key = const_cast<char*>(key.data());
+      m.key_len = key.size();
+      messages.push_back(m);
+      holders.push_back(std::move(key_holder));
+      holders.push_back(std::move(value_holder));
+    }
+
+    // Hand it over; on a full queue, wait for room and go on from the
+    // first record not queued.
+    const Deadline deadline = Deadline::After(queue_full_timeout_);
+    size_t done = 0;
+    while (done < messages.size()) {
+      if (closing_ || closed_) {
+        Check(absl::FailedPreconditionError("the producer is closed"));
+      }
+      const size_t count = messages.size() - done;
+      const int good = rd_kafka_produce_batch(
+          rkt, partition, RD_KAFKA_MSG_F_COPY, messages.data() + done,
+          static_cast<int>(count));
+      size_t prefix = 0;
+      while (prefix < count && messages[done + prefix].err == 0) ++prefix;
+      if (prefix == count) {
+        *sent += count;
+        break;
+      }
+      const rd_kafka_resp_err_t err = messages[done + prefix].err;
+      if (good >= 0 && static_cast<size_t>(good) != prefix) {
+        // Records after the failed one were queued: say so.
+        const size_t failed_at = *sent + prefix;
+        *sent += static_cast<size_t>(good);
+        Check(internal::StatusFromCode(
+            err,
+            absl::StrCat("send to ", std::string(topic), ": record ", failed_at,
+                         " of the batch failed, ",
+                         static_cast<size_t>(good) - prefix,
+                         " record(s) after it were queued"),
+            rk));
+      }
+      *sent += prefix;
+      done += prefix;
+      if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL || !block_when_full_ ||
+          deadline.expired()) {
+        Check(internal::StatusFromCode(
+            err, absl::StrCat("send to ", std::string(topic)), rk));
+      }
+      WaitForRoom(rk);  // runs callbacks: the loop checks for a close
+    }
+    i = end;
+    if (one_by_one) {
+      Record record;
+      record.topic = topic;
+      record.partition = partition;
+      BytesView key_holder;
+      BytesView value_holder;
+      ItemViews(items[i], &key_holder, &value_holder, &record.key,
+                &record.value);
+      SendRecord(record, py::none(), /*future=*/false);
+      ++*sent;
+      ++i;
+    }
+  }
 }
 
 int ProducerBase::Poll(std::optional<double> timeout) {
@@ -275,6 +503,9 @@ void ProducerBase::Close(std::optional<double> timeout) {
     return;
   }
   BeforeClose();
+  // The batch path's topic handles go before the librdkafka handle does.
+  closing_ = true;
+  ReleaseTopics();
   // Flush here, interruptibly; then the SDK's Close only has to stop.
   const Deadline deadline = Deadline::After(timeout);
   absl::Status flushed;

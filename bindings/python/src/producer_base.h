@@ -5,6 +5,8 @@
 #ifndef EXACTLY_BINDINGS_PYTHON_SRC_PRODUCER_BASE_H_
 #define EXACTLY_BINDINGS_PYTHON_SRC_PRODUCER_BASE_H_
 
+#include <librdkafka/rdkafka.h>
+
 #include <chrono>
 #include <map>
 #include <memory>
@@ -73,6 +75,14 @@ class ProducerBase {
   // Before Close flushes, with the GIL (the transactional producer aborts
   // an open transaction).
   virtual void BeforeClose() {}
+  // The librdkafka handle send_batch may hand whole chunks of records to
+  // (rd_kafka_produce_batch), or null for the record-by-record path. Only
+  // where a record needs nothing from the SDK but the produce itself (the
+  // plain idempotent producer).
+  virtual rd_kafka_t* BatchHandle() { return nullptr; }
+  // Destroys the topic handles of the batch path; before the librdkafka
+  // handle goes (Close, and the destructor of a class with BatchHandle()).
+  void ReleaseTopics();
 
   // Runs the queued callbacks (raising what they raise), and completes
   // the futures whose reports are in.
@@ -102,6 +112,26 @@ class ProducerBase {
                        bool future);
   absl::Status SendWhenRoom(const Record& record, py::handle on_delivery,
                             bool future);
+  // send_batch without a callback, through rd_kafka_produce_batch: items
+  // [0, n) of `items`; returns how many were queued (all, or raises).
+  // `sent` counts the records queued, also when it raises.
+  void SendBatchFast(rd_kafka_t* rk, std::string_view topic,
+                     int32_t partition, PyObject** items, size_t n,
+                     size_t* sent);
+  // send() of a record without headers, timestamp or callback, through
+  // BatchHandle(): one rd_kafka_produce on a cached topic handle.
+  void SendPlain(rd_kafka_t* rk, const Record& record);
+  rd_kafka_topic_t* BatchTopic(rd_kafka_t* rk, std::string_view topic);
+  // Waits a moment for room (GIL released), runs callbacks, checks signals.
+  void WaitForRoom(rd_kafka_t* rk);
+  // message.max.bytes and queue.buffering.max.messages, once.
+  void ReadLimits(rd_kafka_t* rk);
+
+  std::map<std::string, rd_kafka_topic_t*, std::less<>> topics_;
+  size_t max_message_bytes_ = 0;  // message.max.bytes, read on first use
+  size_t max_queue_messages_ = 0;
+  size_t room_wanted_ = 1;
+  bool closing_ = false;
 
   const bool block_when_full_;
   const double queue_full_timeout_;

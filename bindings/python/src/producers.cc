@@ -20,6 +20,7 @@
 #include "exactly/transactional_producer.h"
 #include "natives.h"
 #include "off_thread.h"
+#include "producer_access.h"  // the SDK's: the handle, for send_batch
 #include "producer_base.h"
 
 namespace exactly::python {
@@ -42,6 +43,7 @@ class PyProducer final : public ProducerBase {
 
   ~PyProducer() override {
     if (producer_ == nullptr) return;
+    ReleaseTopics();
     py::gil_scoped_release release;
     producer_.reset();  // closes: flushes for up to 30 s
   }
@@ -61,6 +63,9 @@ class PyProducer final : public ProducerBase {
     return producer_->Close(timeout);
   }
   ProducerStats DoStats() const override { return producer_->stats(); }
+  rd_kafka_t* BatchHandle() override {
+    return internal::ProducerAccess::Handle(*producer_);
+  }
 
  private:
   std::unique_ptr<Producer> producer_;
@@ -285,9 +290,14 @@ class PyTransactionalProducer final : public ProducerBase {
 
 template <typename T, typename Class>
 void DefineProducerApi(Class& cls) {
-  cls.def("send", &T::Send, py::arg("topic"), py::arg("value"),
-          py::arg("key"), py::arg("partition"), py::arg("timestamp_ms"),
-          py::arg("headers"), py::arg("on_delivery"))
+  // send has the Python signature: exactly.Producer binds it directly
+  // (no Python frame per record).
+  cls.def("send", &T::Send, py::arg("topic"), py::arg("value") = py::none(),
+          py::arg("key") = py::none(), py::kw_only(),
+          py::arg("partition") = -1, py::arg("timestamp_ms") = 0,
+          py::arg("headers") = py::none(),
+          py::arg("on_delivery") = py::none(),
+          "Queues one record (see exactly.Producer.send).")
       .def("send_future", &T::SendFuture, py::arg("topic"), py::arg("value"),
            py::arg("key"), py::arg("partition"), py::arg("timestamp_ms"),
            py::arg("headers"), py::arg("complete"))

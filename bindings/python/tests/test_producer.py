@@ -197,3 +197,27 @@ def test_config_passes_through(exactly_broker, topic):
     with pytest.raises(exactly.ConfigError, match="set twice"):
         exactly.Producer(exactly_broker.bootstrap_servers,
                          config={"linger.ms": 1}, linger_ms=2)
+
+
+def test_send_batch_keeps_order_through_a_full_queue(exactly_broker, topic):
+    # Batches much larger than librdkafka's queue: send_batch waits for room
+    # and goes on where it stopped, in order, each record once.
+    values = [str(i).encode() for i in range(20_000)]
+    with exactly.Producer(exactly_broker.bootstrap_servers,
+                          queue_buffering_max_messages=500) as p:
+        assert p.send_batch(topic, values) == len(values)
+        mixed = [("k", bytearray(b"ba")), (memoryview(b"mv"), "str"), None,
+                 b""]
+        assert p.send_batch(topic, mixed) == 4
+        with pytest.raises(exactly.KafkaError) as caught:
+            p.send_batch(topic, [b"ok", b"x" * 2_000_000, b"never"])
+        assert caught.value.name == "MSG_SIZE_TOO_LARGE"
+        assert caught.value.sent == 1
+        p.send_batch(topic, [b"p0"] * 3, partition=0)
+        p.flush()
+        assert p.stats().delivered == len(values) + 4 + 1 + 3
+    records = exactly_broker.records(topic)
+    assert [r.value for r in records[:len(values)]] == values
+    assert [(r.key, r.value) for r in records[len(values):]] == [
+        (b"k", b"ba"), (b"mv", b"str"), (None, None), (None, b""),
+        (None, b"ok"), (None, b"p0"), (None, b"p0"), (None, b"p0")]

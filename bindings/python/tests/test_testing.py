@@ -6,6 +6,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
 
 import pytest
 
@@ -62,9 +68,20 @@ def run_user_suite(tmp_path, extra_args=(), env=None):
         env=env)
 
 
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+
 def plugin_installed():
     return any(ep.value == "exactly.pytest_plugin" for ep in
                importlib.metadata.entry_points(group="pytest11"))
+
+
+def declared_pytest11_entry_points():
+    """[project.entry-points.pytest11] of pyproject.toml: what pip
+    install registers."""
+    with open(PYPROJECT, "rb") as f:
+        project = tomllib.load(f)["project"]
+    return dict(project["entry-points"]["pytest11"])
 
 
 def test_a_users_suite_uses_the_fixture(tmp_path):
@@ -74,11 +91,28 @@ def test_a_users_suite_uses_the_fixture(tmp_path):
     assert "4 passed" in result.stdout
 
 
-@pytest.mark.skipif(not plugin_installed(),
-                    reason="exactly is not installed (pip install "
-                           "./bindings/python registers the entry point)")
 def test_the_entry_point_loads_the_plugin(tmp_path):
-    result = run_user_suite(tmp_path)
+    # No -p: pytest finds the plugin through the pytest11 entry point. When
+    # exactly is installed that is the installed one; from a build tree,
+    # the entry points pyproject.toml declares are registered the way pip
+    # registers them (a dist-info directory on the path).
+    declared = declared_pytest11_entry_points()
+    assert declared == {"exactly.pytest_plugin": "exactly.pytest_plugin"}
+    env = dict(os.environ)
+    if not plugin_installed():
+        site = tmp_path / "site"
+        info = site / "exactly-0.0.0.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(
+            "Metadata-Version: 2.1\nName: exactly\nVersion: 0.0.0\n")
+        (info / "entry_points.txt").write_text("[pytest11]\n" + "".join(
+            f"{name} = {value}\n" for name, value in declared.items()))
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(site), env.get("PYTHONPATH")) if p)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    result = run_user_suite(suite, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "4 passed" in result.stdout
 
