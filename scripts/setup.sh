@@ -39,6 +39,7 @@ PACKAGES=(
   libbenchmark-dev                                # benchmarks
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record batch compression codecs
   pybind11-dev python3-dev python3-pybind11       # the Python bindings
+  python3-venv python3-pip python3-setuptools python3-wheel  # pip install ./bindings/python, offline
   python3-pytest                                  # Python tests
   python3-confluent-kafka python3-kafka kcat      # interop tests with clients written elsewhere
   clang-format                                    # style checks
