@@ -18,7 +18,13 @@ target_include_directories(exactly_rocksdb SYSTEM INTERFACE ${ROCKSDB_INCLUDE_DI
 find_path(ASIO_INCLUDE_DIR asio.hpp REQUIRED)
 add_library(exactly_asio INTERFACE)
 target_include_directories(exactly_asio SYSTEM INTERFACE ${ASIO_INCLUDE_DIR})
-target_compile_definitions(exactly_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED)
+# ASIO_DISABLE_STD_ALIGNED_ALLOC: asio decides between aligned_alloc/free and operator
+# new/delete from a libstdc++ macro that is only defined once some standard header was
+# included, so translation units that include asio first pick the other pair: memory
+# allocated in one is freed in another (AddressSanitizer: alloc-dealloc-mismatch). One
+# choice for every translation unit.
+target_compile_definitions(exactly_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED
+                                                  ASIO_DISABLE_STD_ALIGNED_ALLOC)
 target_link_libraries(exactly_asio INTERFACE Threads::Threads)
 if(EXACTLY_BUILD_TESTS)
   find_package(GTest REQUIRED)

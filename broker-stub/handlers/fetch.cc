@@ -111,6 +111,8 @@ class DelayedFetch : public PartitionWaiter,
     LogSlice slice =
         log.Read(p.fetch_offset, limit, partition_budget, first_batch_always);
     rp.records.slices = std::move(slice.batches);
+    // The response is written later, maybe after the log dropped these batches.
+    rp.records.owners = std::move(slice.owners);
     if (read_committed && slice.next_offset >= 0) {
       for (const AbortedTxn& a : partition->transactions().CollectAborted(
                p.fetch_offset, slice.next_offset)) {

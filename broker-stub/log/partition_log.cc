@@ -61,6 +61,7 @@ LogSlice PartitionLog::Read(int64_t offset, int64_t limit, size_t max_bytes,
     if (slice.bytes + b.size > max_bytes && !(first && first_batch_always))
       break;
     slice.batches.push_back(b.bytes());
+    slice.owners.push_back(b.owner);
     slice.bytes += b.size;
     slice.next_offset = b.next_offset();
   }

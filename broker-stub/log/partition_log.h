@@ -39,9 +39,11 @@ struct StoredBatch {
 };
 
 // What one read returned: slices viewing the log's batches, valid until the log
-// changes.
+// changes, and each batch's owner, which keeps a slice valid past that (a Fetch
+// response written after retention or a deletion dropped the batch).
 struct LogSlice {
   std::vector<std::string_view> batches;
+  std::vector<SharedBuffer> owners;  // parallel to `batches`
   size_t bytes = 0;
   int64_t next_offset =
       -1;  // offset after the last returned batch (-1 if none)

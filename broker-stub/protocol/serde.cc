@@ -190,8 +190,23 @@ void Encoder::Records(const RecordSet& v) {
     WriteLength(-1, LengthKind::kArrayOrBytes);
     return;
   }
-  WriteLength(static_cast<int64_t>(v.size()), LengthKind::kArrayOrBytes);
-  for (std::string_view s : v.slices) out_->append(s);
+  size_t total = v.size();
+  WriteLength(static_cast<int64_t>(total), LengthKind::kArrayOrBytes);
+  bool owned = splices_ != nullptr && v.owners.size() == v.slices.size();
+  if (!owned) {
+    // The size is known: one allocation instead of doubling per slice.
+    out_->reserve(out_->size() + total);
+    for (std::string_view s : v.slices) out_->append(s);
+    return;
+  }
+  for (size_t i = 0; i < v.slices.size(); ++i) {
+    std::string_view s = v.slices[i];
+    if (s.size() >= kMinSpliceBytes && v.owners[i] != nullptr) {
+      splices_->push_back(Splice{out_->size(), s, v.owners[i]});
+    } else {
+      out_->append(s);
+    }
+  }
 }
 
 void Encoder::TaggedFields(const protocol::TaggedFields& v) {

@@ -36,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "protocol/api_key.h"
+#include "util/shared_buffer.h"
 
 namespace exactly::protocol {
 
@@ -63,6 +64,11 @@ enum class LengthKind { kString, kLegacyString, kArrayOrBytes };
 struct RecordSet {
   bool is_null = false;
   std::vector<std::string_view> slices;
+  // What keeps each slice alive, parallel to `slices`; empty when the caller
+  // guarantees the slices outlive the encoding (decoded requests, tests). Only
+  // owned slices may be spliced into a response instead of copied, since the
+  // response can be written long after the log dropped them.
+  std::vector<broker::SharedBuffer> owners;
 
   size_t size() const {
     size_t n = 0;
@@ -83,6 +89,19 @@ struct RecordSet {
     return is_null == o.is_null && Joined() == o.Joined();
   }
 };
+
+// Bytes an Encoder referenced instead of copying: `data` belongs in the output
+// right before the byte at offset `at`, and `owner` keeps it alive until the
+// output is written.
+struct Splice {
+  size_t at = 0;
+  std::string_view data;
+  broker::SharedBuffer owner;
+};
+
+// Owned record slices shorter than this are copied anyway: a gather-write entry
+// costs more than copying a few hundred bytes.
+inline constexpr size_t kMinSpliceBytes = 1024;
 
 class Decoder {
  public:
@@ -220,8 +239,11 @@ class Encoder {
  public:
   static constexpr bool kDecoding = false;
 
-  Encoder(std::string* out, int16_t version, bool flexible)
-      : out_(out), version_(version), flexible_(flexible) {}
+  // With `splices`, owned RECORDS slices are recorded there instead of being
+  // copied into `out` (see RecordSet::owners).
+  Encoder(std::string* out, int16_t version, bool flexible,
+          std::vector<Splice>* splices = nullptr)
+      : out_(out), version_(version), flexible_(flexible), splices_(splices) {}
 
   int16_t version() const { return version_; }
   bool flexible() const { return flexible_; }
@@ -303,6 +325,7 @@ class Encoder {
   std::string* out_;
   int16_t version_;
   bool flexible_;
+  std::vector<Splice>* splices_;
 };
 
 // For the few fields whose nullability changes with the version (JoinGroup's

@@ -13,6 +13,21 @@ namespace {
 // connection stops reading until responses drain, which bounds the memory a
 // pipelining client can tie up.
 constexpr size_t kMaxPendingResponses = 64;
+
+// The frame's pieces in wire order: its own bytes, cut where spliced data goes.
+void AppendBuffers(const ResponseFrame& frame,
+                   std::vector<asio::const_buffer>* out) {
+  size_t pos = 0;
+  for (const protocol::Splice& s : frame.splices) {
+    if (s.at > pos)
+      out->push_back(asio::buffer(frame.bytes.data() + pos, s.at - pos));
+    out->push_back(asio::buffer(s.data.data(), s.data.size()));
+    pos = s.at;
+  }
+  if (frame.bytes.size() > pos)
+    out->push_back(
+        asio::buffer(frame.bytes.data() + pos, frame.bytes.size() - pos));
+}
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, uint64_t id,
@@ -80,7 +95,7 @@ void Connection::ReadBody(uint32_t size) {
       });
 }
 
-void Connection::Complete(uint64_t slot, std::string frame, bool has_response,
+void Connection::Complete(uint64_t slot, ResponseFrame frame, bool has_response,
                           int32_t delay_ms) {
   if (closed_) return;
   if (delay_ms <= 0) {
@@ -96,7 +111,7 @@ void Connection::Complete(uint64_t slot, std::string frame, bool has_response,
   });
 }
 
-void Connection::MarkReady(uint64_t slot, std::string frame,
+void Connection::MarkReady(uint64_t slot, ResponseFrame frame,
                            bool has_response) {
   if (closed_) return;
   for (Slot& s : slots_) {
@@ -105,9 +120,10 @@ void Connection::MarkReady(uint64_t slot, std::string frame,
     s.has_response = has_response;
     s.frame = std::move(frame);
     if (has_response) {
+      // The size counts the spliced data too.
       uint32_t size = static_cast<uint32_t>(s.frame.size() - 4);
       for (int i = 0; i < 4; ++i)
-        s.frame[i] = static_cast<char>(size >> (24 - 8 * i));
+        s.frame.bytes[i] = static_cast<char>(size >> (24 - 8 * i));
     }
     break;
   }
@@ -125,8 +141,7 @@ void Connection::WriteReady() {
   if (writing_.empty()) return;
   write_in_progress_ = true;
   std::vector<asio::const_buffer> buffers;
-  buffers.reserve(writing_.size());
-  for (const std::string& f : writing_) buffers.push_back(asio::buffer(f));
+  for (const ResponseFrame& f : writing_) AppendBuffers(f, &buffers);
   asio::async_write(
       socket_, buffers,
       [self = shared_from_this()](const asio::error_code& ec, size_t) {

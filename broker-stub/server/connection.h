@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "server/responder.h"
+#include "server/response_frame.h"
 #include "util/shared_buffer.h"
 
 namespace exactly::broker {
@@ -42,7 +43,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The response for `slot`: a whole frame (size prefix included, filled in
   // here), or nothing for a request without a response. `delay_ms` holds it
   // back (injected latency).
-  void Complete(uint64_t slot, std::string frame, bool has_response,
+  void Complete(uint64_t slot, ResponseFrame frame, bool has_response,
                 int32_t delay_ms);
   void Close(std::string_view reason);
 
@@ -51,12 +52,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     uint64_t id;
     bool ready = false;
     bool has_response = false;
-    std::string frame;
+    ResponseFrame frame;
   };
 
   void ReadSize();
   void ReadBody(uint32_t size);
-  void MarkReady(uint64_t slot, std::string frame, bool has_response);
+  void MarkReady(uint64_t slot, ResponseFrame frame, bool has_response);
   void WriteReady();
   void MaybeResumeReading();
 
@@ -70,7 +71,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   SharedBuffer request_;
   std::deque<Slot> slots_;
   uint64_t next_slot_ = 0;
-  std::vector<std::string> writing_;
+  // The frames being written; they own the bytes the write points at.
+  std::vector<ResponseFrame> writing_;
   bool write_in_progress_ = false;
   bool reading_paused_ = false;
   bool closed_ = false;

@@ -38,7 +38,7 @@ std::string Responder::peer() const {
   return c ? c->peer() : std::string();
 }
 
-void Responder::SendFrame(std::string frame) {
+void Responder::SendFrame(ResponseFrame frame) {
   if (answered_) return;
   answered_ = true;
   if (auto c = connection_.lock())
@@ -49,7 +49,7 @@ void Responder::SendNothing() {
   if (answered_) return;
   answered_ = true;
   if (auto c = connection_.lock())
-    c->Complete(slot_, std::string(), false, delay_ms_);
+    c->Complete(slot_, ResponseFrame(), false, delay_ms_);
 }
 
 void Responder::CloseConnection(std::string_view reason) {

@@ -13,6 +13,7 @@
 
 #include "protocol/request_header.h"
 #include "protocol/serde.h"
+#include "server/response_frame.h"
 
 namespace exactly::broker {
 
@@ -37,24 +38,29 @@ class Responder {
   void set_delay_ms(int32_t delay_ms) { delay_ms_ = delay_ms; }
 
   // Encodes `body` at the request's version and queues it behind earlier
-  // responses.
+  // responses. Records that carry their owners (a Fetch response's batches)
+  // are spliced into the write rather than copied into the frame.
   template <class M>
   void Send(const M& body) {
-    std::string frame(protocol::kFrameSizePrefix, '\0');
+    ResponseFrame frame;
+    frame.bytes.resize(protocol::kFrameSizePrefix);
     protocol::EncodeResponseHeader(correlation_id_,
                                    static_cast<protocol::ApiKey>(api_key_),
-                                   version_, &frame);
+                                   version_, &frame.bytes);
     protocol::Encoder encoder(
-        &frame, version_,
-        protocol::IsFlexible(static_cast<protocol::ApiKey>(api_key_),
-                             version_));
+        &frame.bytes, version_,
+        protocol::IsFlexible(static_cast<protocol::ApiKey>(api_key_), version_),
+        &frame.splices);
     const_cast<M&>(body).Serde(encoder);
     SendFrame(std::move(frame));
   }
 
   // Like Send, with the body encoded at a version other than the request's
   // (ApiVersions answers an unsupported version in v0).
-  void SendFrame(std::string frame);
+  void SendFrame(std::string frame) {
+    SendFrame(ResponseFrame(std::move(frame)));
+  }
+  void SendFrame(ResponseFrame frame);
 
   // For requests that get no response (Produce with acks=0).
   void SendNothing();
