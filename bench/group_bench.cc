@@ -359,7 +359,11 @@ RebalanceResult Rebalance(const std::string& bootstrap,
         rd_kafka_message_t* msg = rd_kafka_consumer_poll(m.rk.get(), 5);
         if (msg == nullptr) {
           if (SecondsBetween(m.t0, Clock::now()) > 60) {
-            Die("rebalance: a member got no record in 60 s");
+            // Counted as 60 s (a miss), not fatal: the mock cluster's context
+            // row sometimes never assigns a member.
+            std::fprintf(stderr, "rebalance: a member got no record in 60 s\n");
+            m.first_record_ms = 60000;
+            break;
           }
           continue;
         }
