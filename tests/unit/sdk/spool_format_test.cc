@@ -62,7 +62,8 @@ TEST(SpoolFormatTest, NullAndEmptyKeyAndValueStayApart) {
 }
 
 TEST(SpoolFormatTest, TheCrcCatchesEverySingleBitFlip) {
-  Record r{.topic = "orders", .key = "key", .value = std::string(100, 'v')};
+  const std::string value(100, 'v');  // outlives `r`, which only views it
+  Record r{.topic = "orders", .key = "key", .value = value};
   EncodedRecord e = EncodeRecord(r, 5, "c");
   Seal(e, 7);
   const std::string good = e.stored;
