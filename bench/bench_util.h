@@ -1,8 +1,10 @@
-// Shared pieces of the benchmarks: librdkafka clients, timing, child broker processes, and the
-// verdict lines that compare a measured ratio with its target.
+// Shared pieces of the benchmarks: librdkafka clients, timing, child broker
+// processes, and the verdict lines that compare a measured ratio with its
+// target.
 #ifndef EXACTLY_BENCH_BENCH_UTIL_H_
 #define EXACTLY_BENCH_BENCH_UTIL_H_
 
+#include <fcntl.h>
 #include <librdkafka/rdkafka.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -36,7 +37,9 @@ class Stopwatch {
  public:
   Stopwatch() : start_(std::chrono::steady_clock::now()) {}
   double Seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start_)
+        .count();
   }
 
  private:
@@ -46,13 +49,15 @@ class Stopwatch {
 inline double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return v.size() % 2 ? v[v.size() / 2]
+                      : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 inline double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(p / 100.0 * static_cast<double>(v.size() - 1) + 0.5);
+  size_t i =
+      static_cast<size_t>(p / 100.0 * static_cast<double>(v.size() - 1) + 0.5);
   return v[std::min(i, v.size() - 1)];
 }
 
@@ -61,14 +66,17 @@ struct RdKafkaDeleter {
 };
 using RdKafka = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
 
-inline RdKafka NewClient(rd_kafka_type_t type, const std::map<std::string, std::string>& props,
-                         void (*dr)(rd_kafka_t*, const rd_kafka_message_t*, void*) = nullptr,
+inline RdKafka NewClient(rd_kafka_type_t type,
+                         const std::map<std::string, std::string>& props,
+                         void (*dr)(rd_kafka_t*, const rd_kafka_message_t*,
+                                    void*) = nullptr,
                          void* opaque = nullptr) {
   char err[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   rd_kafka_conf_set(conf, "log_level", "3", err, sizeof err);
   for (const auto& [k, v] : props) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) !=
+        RD_KAFKA_CONF_OK) {
       Die(k + ": " + err);
     }
   }
@@ -79,8 +87,8 @@ inline RdKafka NewClient(rd_kafka_type_t type, const std::map<std::string, std::
   return RdKafka(rk);
 }
 
-inline void ProduceOrDie(rd_kafka_t* p, const std::string& topic, int32_t partition,
-                         const std::string& value) {
+inline void ProduceOrDie(rd_kafka_t* p, const std::string& topic,
+                         int32_t partition, const std::string& value) {
   for (;;) {
     rd_kafka_resp_err_t err = rd_kafka_producev(
         p, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
@@ -115,7 +123,8 @@ class TempDir {
  public:
   TempDir() {
     std::string pattern =
-        (std::filesystem::temp_directory_path() / "exactly-bench-XXXXXX").string();
+        (std::filesystem::temp_directory_path() / "exactly-bench-XXXXXX")
+            .string();
     if (mkdtemp(pattern.data()) == nullptr) Die("mkdtemp");
     path_ = pattern;
   }
@@ -132,10 +141,12 @@ class TempDir {
 // The exactly-broker binary next to the build tree's bench/ folder.
 inline std::string DefaultBrokerBinary(const char* argv0) {
   std::filesystem::path self = std::filesystem::absolute(argv0);
-  return (self.parent_path().parent_path() / "broker-stub" / "exactly-broker").string();
+  return (self.parent_path().parent_path() / "broker-stub" / "exactly-broker")
+      .string();
 }
 
-// A child exactly-broker process, started and waited for ("bootstrap.servers=..." line).
+// A child exactly-broker process, started and waited for
+// ("bootstrap.servers=..." line).
 struct ChildProcess {
   pid_t pid = -1;
   std::string bootstrap;
@@ -150,21 +161,24 @@ struct ChildProcess {
   ~ChildProcess() { Stop(); }
 };
 
-inline ChildProcess SpawnBroker(const std::string& binary, std::vector<std::string> args) {
+inline ChildProcess SpawnBroker(const std::string& binary,
+                                std::vector<std::string> args) {
   int out[2];
   if (pipe(out) != 0) Die("pipe");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, out[0]);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null",
+                                   O_WRONLY, 0);
   std::vector<std::string> argv_strings = {binary};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
   ChildProcess child;
-  if (posix_spawn(&child.pid, binary.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
+  if (posix_spawn(&child.pid, binary.c_str(), &actions, nullptr, argv.data(),
+                  environ) != 0) {
     Die("cannot start " + binary);
   }
   posix_spawn_file_actions_destroy(&actions);
@@ -198,30 +212,36 @@ struct MemoryResult {
   double rss_bytes = 0;
 };
 
-// Starts the exactly-broker binary (in memory), produces `records` values of `value_bytes`
-// each, and reads its resident memory. The bytes retained are the records' v2 encoding:
-// value + 10 bytes of record framing for a keyless record of this size (batch headers, 61
-// bytes per thousands of records, are left out, which makes the limit slightly stricter).
-inline MemoryResult MeasureBinaryMemory(const std::string& binary, int64_t records,
-                                        size_t value_bytes) {
-  ChildProcess child = SpawnBroker(binary, {"--port", "0", "--default-partitions", "3"});
-  RdKafka p = NewClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", child.bootstrap},
-                                            {"enable.idempotence", "true"},
-                                            {"linger.ms", "5"},
-                                            {"queue.buffering.max.messages", "1000000"}});
+// Starts the exactly-broker binary (in memory), produces `records` values of
+// `value_bytes` each, and reads its resident memory. The bytes retained are the
+// records' v2 encoding: value + 10 bytes of record framing for a keyless record
+// of this size (batch headers, 61 bytes per thousands of records, are left out,
+// which makes the limit slightly stricter).
+inline MemoryResult MeasureBinaryMemory(const std::string& binary,
+                                        int64_t records, size_t value_bytes) {
+  ChildProcess child =
+      SpawnBroker(binary, {"--port", "0", "--default-partitions", "3"});
+  RdKafka p = NewClient(RD_KAFKA_PRODUCER,
+                        {{"bootstrap.servers", child.bootstrap},
+                         {"enable.idempotence", "true"},
+                         {"linger.ms", "5"},
+                         {"queue.buffering.max.messages", "1000000"}});
   std::string value(value_bytes, 'm');
-  for (int64_t i = 0; i < records; ++i) ProduceOrDie(p.get(), "memory", i % 3, value);
-  if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR) Die("memory flush");
+  for (int64_t i = 0; i < records; ++i)
+    ProduceOrDie(p.get(), "memory", i % 3, value);
+  if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+    Die("memory flush");
   MemoryResult r;
   r.records = records;
-  r.retained_bytes = static_cast<double>(records) * static_cast<double>(value_bytes + 10);
+  r.retained_bytes =
+      static_cast<double>(records) * static_cast<double>(value_bytes + 10);
   r.rss_bytes = static_cast<double>(RssBytes(child.pid));
   child.Stop();
   return r;
 }
 
-// Lines "MET"/"MISSED" for each target; Print() summarises. A benchmark reports, it does not
-// fail the build: the process exits 0 either way.
+// Lines "MET"/"MISSED" for each target; Print() summarises. A benchmark
+// reports, it does not fail the build: the process exits 0 either way.
 class Verdict {
  public:
   void Check(const std::string& what, double measured, double at_least) {
@@ -239,8 +259,8 @@ class Verdict {
  private:
   void Line(const std::string& what, double measured, bool met) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%-6s %-45s measured %.2f", met ? "MET" : "MISSED",
-                  what.c_str(), measured);
+    std::snprintf(buf, sizeof buf, "%-6s %-45s measured %.2f",
+                  met ? "MET" : "MISSED", what.c_str(), measured);
     lines_.push_back(buf);
   }
   std::vector<std::string> lines_;

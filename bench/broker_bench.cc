@@ -1,13 +1,16 @@
-// The bundled broker against librdkafka's mock cluster, same process, same client code:
-// librdkafka, 100-byte records, acks=all, idempotence on, 3 partitions.
+// The bundled broker against librdkafka's mock cluster, same process, same
+// client code: librdkafka, 100-byte records, acks=all, idempotence on, 3
+// partitions.
 //
-//   broker_bench [--produce-records N] [--consume-records N] [--rounds R] [--broker-bin PATH]
+//   broker_bench [--produce-records N] [--consume-records N] [--rounds R]
+//   [--broker-bin PATH]
 //
-// Prints, for each target, produce and consume throughput (median of R rounds), the ratio to
-// the mock cluster measured in the same run, start-to-first-ack times, and resident memory
-// against the bytes the broker retains. Targets (issue "Bundled broker, part 1"): in memory
-// produce and consume >= 1.0x the mock; with a data dir >= 0.5x; first ack <= 20 ms in-process
-// and <= 100 ms as a binary; RSS < 2 x retained + 50 MB.
+// Prints, for each target, produce and consume throughput (median of R rounds),
+// the ratio to the mock cluster measured in the same run, start-to-first-ack
+// times, and resident memory against the bytes the broker retains. Targets
+// (issue "Bundled broker, part 1"): in memory produce and consume >= 1.0x the
+// mock; with a data dir >= 0.5x; first ack <= 20 ms in-process and <= 100 ms as
+// a binary; RSS < 2 x retained + 50 MB.
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <signal.h>
@@ -46,12 +49,16 @@ Target StartBundled(const std::string& name, const std::string& data_dir) {
   broker::BrokerOptions options;
   options.data_dir = data_dir;
   auto b = broker::Broker::Start(options);
-  if (!b.ok()) Die("cannot start the bundled broker: " + std::string(b.status().message()));
+  if (!b.ok())
+    Die("cannot start the bundled broker: " +
+        std::string(b.status().message()));
   std::shared_ptr<broker::Broker> broker(std::move(*b));
   for (const char* topic : {"produce", "consume"}) {
-    if (!broker->CreateTopic(topic, kPartitions).ok()) Die("cannot create a topic");
+    if (!broker->CreateTopic(topic, kPartitions).ok())
+      Die("cannot create a topic");
   }
-  return {name, broker->bootstrap_servers(), [broker]() mutable { broker.reset(); }};
+  return {name, broker->bootstrap_servers(),
+          [broker]() mutable { broker.reset(); }};
 }
 
 Target StartMock() {
@@ -73,37 +80,45 @@ Target StartMock() {
 }
 
 RdKafka Producer(const std::string& bootstrap) {
-  return NewClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap},
-                                       {"enable.idempotence", "true"},
-                                       {"acks", "all"},
-                                       {"linger.ms", "5"},
-                                       {"queue.buffering.max.messages", "1000000"}});
+  return NewClient(RD_KAFKA_PRODUCER,
+                   {{"bootstrap.servers", bootstrap},
+                    {"enable.idempotence", "true"},
+                    {"acks", "all"},
+                    {"linger.ms", "5"},
+                    {"queue.buffering.max.messages", "1000000"}});
 }
 
 // Records per second produced and acknowledged.
-double ProduceThroughput(const std::string& bootstrap, const std::string& topic, int64_t n) {
+double ProduceThroughput(const std::string& bootstrap, const std::string& topic,
+                         int64_t n) {
   RdKafka p = Producer(bootstrap);
   std::string value(kValueBytes, 'x');
   // Connect and learn metadata outside the timed part.
   ProduceOrDie(p.get(), topic, 0, value);
-  if (rd_kafka_flush(p.get(), 30000) != RD_KAFKA_RESP_ERR_NO_ERROR) Die("warm-up flush");
+  if (rd_kafka_flush(p.get(), 30000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+    Die("warm-up flush");
   Stopwatch watch;
   for (int64_t i = 0; i < n; ++i) {
     ProduceOrDie(p.get(), topic, static_cast<int32_t>(i % kPartitions), value);
   }
-  if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR) Die("flush timed out");
+  if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+    Die("flush timed out");
   return static_cast<double>(n) / watch.Seconds();
 }
 
-// Records per second read from the beginning of `topic` by an assign-only consumer.
-double ConsumeThroughput(const std::string& bootstrap, const std::string& topic, int64_t n) {
+// Records per second read from the beginning of `topic` by an assign-only
+// consumer.
+double ConsumeThroughput(const std::string& bootstrap, const std::string& topic,
+                         int64_t n) {
   RdKafka c = NewClient(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap},
                                             {"group.id", "bench"},
                                             {"enable.auto.commit", "false"},
                                             {"enable.partition.eof", "false"}});
-  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(kPartitions);
+  rd_kafka_topic_partition_list_t* list =
+      rd_kafka_topic_partition_list_new(kPartitions);
   for (int p = 0; p < kPartitions; ++p) {
-    rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
   }
   rd_kafka_assign(c.get(), list);
   rd_kafka_topic_partition_list_destroy(list);
@@ -118,7 +133,8 @@ double ConsumeThroughput(const std::string& bootstrap, const std::string& topic,
   }
   double seconds = watch.Seconds();
   rd_kafka_consumer_close(c.get());
-  if (got < n) Die("consumer read " + std::to_string(got) + " of " + std::to_string(n));
+  if (got < n)
+    Die("consumer read " + std::to_string(got) + " of " + std::to_string(n));
   return static_cast<double>(n) / seconds;
 }
 
@@ -129,7 +145,8 @@ double FirstAckInProcess() {
   if (!b.ok()) Die("start");
   RdKafka p = Producer((*b)->bootstrap_servers());
   ProduceOrDie(p.get(), "first", 0, "x");
-  if (rd_kafka_flush(p.get(), 30000) != RD_KAFKA_RESP_ERR_NO_ERROR) Die("first ack");
+  if (rd_kafka_flush(p.get(), 30000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+    Die("first ack");
   return watch.Seconds() * 1000;
 }
 
@@ -138,7 +155,8 @@ double FirstAckBinary(const std::string& binary) {
   ChildProcess child = SpawnBroker(binary, {"--port", "0"});
   RdKafka p = Producer(child.bootstrap);
   ProduceOrDie(p.get(), "first", 0, "x");
-  if (rd_kafka_flush(p.get(), 30000) != RD_KAFKA_RESP_ERR_NO_ERROR) Die("first ack");
+  if (rd_kafka_flush(p.get(), 30000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+    Die("first ack");
   double ms = watch.Seconds() * 1000;
   child.Stop();
   return ms;
@@ -151,15 +169,17 @@ int main(int argc, char** argv) {
   using namespace exactly::bench;  // NOLINT
   Args args(argc, argv);
   int64_t produce_n = args.Int("--produce-records", 1000000);
-  // The mock cluster keeps about 5 MiB per partition; stay under it so that both serve the
-  // same records.
+  // The mock cluster keeps about 5 MiB per partition; stay under it so that
+  // both serve the same records.
   int64_t consume_n = args.Int("--consume-records", 120000);
   int rounds = static_cast<int>(args.Int("--rounds", 3));
   std::string binary = args.Str("--broker-bin", DefaultBrokerBinary(argv[0]));
 
-  std::printf("broker_bench: librdkafka %s, %zu-byte records, acks=all, idempotent, %d partitions,"
-              " median of %d rounds\n",
-              rd_kafka_version_str(), kValueBytes, kPartitions, rounds);
+  std::printf(
+      "broker_bench: librdkafka %s, %zu-byte records, acks=all, idempotent, %d "
+      "partitions,"
+      " median of %d rounds\n",
+      rd_kafka_version_str(), kValueBytes, kPartitions, rounds);
   TempDir dir;
   struct Row {
     std::string name;
@@ -169,7 +189,9 @@ int main(int argc, char** argv) {
   std::vector<std::function<Target()>> targets = {
       [] { return StartMock(); },
       [] { return StartBundled("bundled broker, in memory", ""); },
-      [&] { return StartBundled("bundled broker, --data-dir", dir.path() + "/data"); },
+      [&] {
+        return StartBundled("bundled broker, --data-dir", dir.path() + "/data");
+      },
   };
   for (auto& start : targets) {
     std::vector<double> produce, consume;
@@ -182,7 +204,8 @@ int main(int argc, char** argv) {
       RdKafka p = Producer(t.bootstrap);
       std::string value(kValueBytes, 'x');
       for (int64_t i = 0; i < consume_n; ++i) {
-        ProduceOrDie(p.get(), "consume", static_cast<int32_t>(i % kPartitions), value);
+        ProduceOrDie(p.get(), "consume", static_cast<int32_t>(i % kPartitions),
+                     value);
       }
       rd_kafka_flush(p.get(), 60000);
       p.reset();
@@ -193,33 +216,42 @@ int main(int argc, char** argv) {
     rows.push_back({name, Median(produce), Median(consume)});
   }
   const Row& mock = rows[0];
-  std::printf("\n%-30s %14s %8s %14s %8s\n", "target", "produce rec/s", "ratio", "consume rec/s",
-              "ratio");
+  std::printf("\n%-30s %14s %8s %14s %8s\n", "target", "produce rec/s", "ratio",
+              "consume rec/s", "ratio");
   for (const Row& r : rows) {
-    std::printf("%-30s %14.0f %7.2fx %14.0f %7.2fx\n", r.name.c_str(), r.produce,
-                r.produce / mock.produce, r.consume, r.consume / mock.consume);
+    std::printf("%-30s %14.0f %7.2fx %14.0f %7.2fx\n", r.name.c_str(),
+                r.produce, r.produce / mock.produce, r.consume,
+                r.consume / mock.consume);
   }
   Verdict v;
-  v.Check("in memory: produce >= 1.0x mock", rows[1].produce / mock.produce, 1.0);
-  v.Check("in memory: consume >= 1.0x mock", rows[1].consume / mock.consume, 1.0);
-  v.Check("data dir:  produce >= 0.5x mock", rows[2].produce / mock.produce, 0.5);
-  v.Check("data dir:  consume >= 0.5x mock", rows[2].consume / mock.consume, 0.5);
+  v.Check("in memory: produce >= 1.0x mock", rows[1].produce / mock.produce,
+          1.0);
+  v.Check("in memory: consume >= 1.0x mock", rows[1].consume / mock.consume,
+          1.0);
+  v.Check("data dir:  produce >= 0.5x mock", rows[2].produce / mock.produce,
+          0.5);
+  v.Check("data dir:  consume >= 0.5x mock", rows[2].consume / mock.consume,
+          0.5);
 
   std::vector<double> in_process, as_binary;
   for (int r = 0; r < std::max(rounds, 5); ++r) {
     in_process.push_back(FirstAckInProcess());
     as_binary.push_back(FirstAckBinary(binary));
   }
-  std::printf("\nstart to first acknowledged record: in-process %.1f ms, binary %.1f ms (median)\n",
-              Median(in_process), Median(as_binary));
+  std::printf(
+      "\nstart to first acknowledged record: in-process %.1f ms, binary %.1f "
+      "ms (median)\n",
+      Median(in_process), Median(as_binary));
   v.CheckAtMost("first ack in-process <= 20 ms", Median(in_process), 20);
   v.CheckAtMost("first ack as a binary <= 100 ms", Median(as_binary), 100);
 
   MemoryResult mem = MeasureBinaryMemory(binary, 1000000, kValueBytes);
-  std::printf("\nmemory: exactly-broker binary, %lld records retained (%.1f MB in batches): "
-              "RSS %.1f MB, limit 2 x retained + 50 MB = %.1f MB\n",
-              static_cast<long long>(mem.records), mem.retained_bytes / 1e6, mem.rss_bytes / 1e6,
-              (2 * mem.retained_bytes + 50e6) / 1e6);
+  std::printf(
+      "\nmemory: exactly-broker binary, %lld records retained (%.1f MB in "
+      "batches): "
+      "RSS %.1f MB, limit 2 x retained + 50 MB = %.1f MB\n",
+      static_cast<long long>(mem.records), mem.retained_bytes / 1e6,
+      mem.rss_bytes / 1e6, (2 * mem.retained_bytes + 50e6) / 1e6);
   v.CheckAtMost("RSS < 2 x retained + 50 MB (MB)", mem.rss_bytes / 1e6,
                 (2 * mem.retained_bytes + 50e6) / 1e6);
   return v.Print();

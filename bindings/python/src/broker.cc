@@ -49,24 +49,23 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
       &o.transaction_abort_check_interval_ms);
   Set(options, "verbose", &o.verbose);
   for (auto item : options) {
-    static const char* const kKnown[] = {
-        "host",
-        "port",
-        "advertised_host",
-        "data_dir",
-        "node_id",
-        "cluster_id",
-        "default_partitions",
-        "auto_create_topics",
-        "max_frame_bytes",
-        "flush_every_messages",
-        "flush_every_ms",
-        "group_initial_rebalance_delay_ms",
-        "group_min_session_timeout_ms",
-        "group_max_session_timeout_ms",
-        "transaction_max_timeout_ms",
-        "transaction_abort_check_interval_ms",
-        "verbose"};
+    static const char* const kKnown[] = {"host",
+                                         "port",
+                                         "advertised_host",
+                                         "data_dir",
+                                         "node_id",
+                                         "cluster_id",
+                                         "default_partitions",
+                                         "auto_create_topics",
+                                         "max_frame_bytes",
+                                         "flush_every_messages",
+                                         "flush_every_ms",
+                                         "group_initial_rebalance_delay_ms",
+                                         "group_min_session_timeout_ms",
+                                         "group_max_session_timeout_ms",
+                                         "transaction_max_timeout_ms",
+                                         "transaction_abort_check_interval_ms",
+                                         "verbose"};
     const std::string name = item.first.cast<std::string>();
     bool known = false;
     for (const char* k : kKnown) known |= name == k;

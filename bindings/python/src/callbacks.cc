@@ -8,7 +8,8 @@ namespace exactly::python {
 
 CallbackQueue::~CallbackQueue() {
   bool has_callbacks = false;
-  for (const QueuedCall& call : calls_) has_callbacks |= call.callback != nullptr;
+  for (const QueuedCall& call : calls_)
+    has_callbacks |= call.callback != nullptr;
   if (!has_callbacks || Py_IsInitialized() == 0 || _Py_IsFinalizing()) return;
   py::gil_scoped_acquire gil;
   for (QueuedCall& call : calls_) Py_XDECREF(call.callback);

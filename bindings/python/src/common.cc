@@ -44,9 +44,8 @@ Deadline Deadline::After(std::optional<double> seconds) {
   if (!seconds.has_value() || *seconds < 0) return Deadline(std::nullopt);
   // Capped at a year, which keeps the arithmetic far from overflow.
   const double capped = std::min(*seconds, 365.0 * 24 * 3600);
-  return Deadline(Clock::now() +
-                  std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(capped)));
+  return Deadline(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(capped)));
 }
 
 std::chrono::milliseconds Deadline::Left() const {
@@ -123,8 +122,9 @@ void BytesView::Set(py::handle object, const char* what) {
   }
   PyErr_Clear();
   throw py::type_error(
-      absl::StrCat(what, " must be bytes, str, a bytes-like object or None, "
-                         "not ",
+      absl::StrCat(what,
+                   " must be bytes, str, a bytes-like object or None, "
+                   "not ",
                    Py_TYPE(object.ptr())->tp_name));
 }
 
@@ -137,8 +137,8 @@ std::string_view TopicView(py::handle topic) {
     if (data == nullptr) throw py::error_already_set();
     return std::string_view(data, static_cast<size_t>(size));
   }
-  throw py::type_error(absl::StrCat("topic must be str, not ",
-                                    Py_TYPE(topic.ptr())->tp_name));
+  throw py::type_error(
+      absl::StrCat("topic must be str, not ", Py_TYPE(topic.ptr())->tp_name));
 }
 
 void ParseHeaders(py::handle headers, std::vector<BytesView>* holders,
@@ -154,7 +154,8 @@ void ParseHeaders(py::handle headers, std::vector<BytesView>* holders,
     if (pair.size() != 2) {
       throw py::value_error("a header must be a (key, value) pair");
     }
-    if (pair[0].is_none()) throw py::value_error("a header key may not be None");
+    if (pair[0].is_none())
+      throw py::value_error("a header key may not be None");
     holders->emplace_back(pair[0], "header key");
     const std::string_view key = holders->back().view();
     holders->emplace_back(pair[1], "header value");
@@ -204,7 +205,8 @@ py::list FromOffsets(const std::vector<TopicPartitionOffset>& offsets) {
 py::list FromPartitions(const std::vector<TopicPartition>& partitions) {
   py::object cls = PackageAttr("exactly.types", "TopicPartition");
   py::list out;
-  for (const TopicPartition& p : partitions) out.append(cls(p.topic, p.partition));
+  for (const TopicPartition& p : partitions)
+    out.append(cls(p.topic, p.partition));
   return out;
 }
 
