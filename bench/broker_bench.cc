@@ -2,7 +2,7 @@
 // client code: librdkafka, 100-byte records, acks=all, idempotence on, 3
 // partitions.
 //
-//   broker_bench [--produce-records N] [--consume-records N] [--rounds R]
+//   broker_bench [--produce-records N] [--consume-records N] [--rounds R=5]
 //   [--broker-bin PATH]
 //
 // Prints, for each target, produce and consume throughput (median of R rounds),
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   // The mock cluster keeps about 5 MiB per partition; stay under it so that
   // both serve the same records.
   int64_t consume_n = args.Int("--consume-records", 120000);
-  int rounds = static_cast<int>(args.Int("--rounds", 3));
+  int rounds = static_cast<int>(args.Int("--rounds", 5));
   std::string binary = args.Str("--broker-bin", DefaultBrokerBinary(argv[0]));
 
   std::printf(
@@ -193,28 +193,34 @@ int main(int argc, char** argv) {
         return StartBundled("bundled broker, --data-dir", dir.path() + "/data");
       },
   };
-  for (auto& start : targets) {
-    std::vector<double> produce, consume;
-    std::string name;
-    for (int r = 0; r < rounds; ++r) {
-      Target t = start();
-      name = t.name;
-      produce.push_back(ProduceThroughput(t.bootstrap, "produce", produce_n));
+  // Rounds interleave the targets (mock, in memory, data dir, mock, ...) so
+  // that a noisy stretch on a shared machine lands on all of them alike.
+  std::vector<std::vector<double>> produce(targets.size()),
+      consume(targets.size());
+  std::vector<std::string> names(targets.size());
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t i = 0; i < targets.size(); ++i) {
+      Target t = targets[i]();
+      names[i] = t.name;
+      produce[i].push_back(
+          ProduceThroughput(t.bootstrap, "produce", produce_n));
       // Fill the consume topic (untimed), then read it back (timed).
       RdKafka p = Producer(t.bootstrap);
       std::string value(kValueBytes, 'x');
-      for (int64_t i = 0; i < consume_n; ++i) {
-        ProduceOrDie(p.get(), "consume", static_cast<int32_t>(i % kPartitions),
+      for (int64_t k = 0; k < consume_n; ++k) {
+        ProduceOrDie(p.get(), "consume", static_cast<int32_t>(k % kPartitions),
                      value);
       }
       rd_kafka_flush(p.get(), 60000);
       p.reset();
-      consume.push_back(ConsumeThroughput(t.bootstrap, "consume", consume_n));
+      consume[i].push_back(
+          ConsumeThroughput(t.bootstrap, "consume", consume_n));
       t.stop();
       std::filesystem::remove_all(dir.path() + "/data");
     }
-    rows.push_back({name, Median(produce), Median(consume)});
   }
+  for (size_t i = 0; i < targets.size(); ++i)
+    rows.push_back({names[i], Median(produce[i]), Median(consume[i])});
   const Row& mock = rows[0];
   std::printf("\n%-30s %14s %8s %14s %8s\n", "target", "produce rec/s", "ratio",
               "consume rec/s", "ratio");

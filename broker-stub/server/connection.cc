@@ -31,11 +31,13 @@ void AppendBuffers(const ResponseFrame& frame,
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, uint64_t id,
-                       int64_t max_frame_bytes, RequestFn on_request,
+                       int64_t max_frame_bytes,
+                       std::shared_ptr<FrameArena> arena, RequestFn on_request,
                        ClosedFn on_closed)
     : socket_(std::move(socket)),
       id_(id),
       max_frame_bytes_(max_frame_bytes),
+      arena_(std::move(arena)),
       on_request_(std::move(on_request)),
       on_closed_(std::move(on_closed)) {
   asio::error_code ec;
@@ -75,7 +77,7 @@ void Connection::ReadSize() {
 
 void Connection::ReadBody(uint32_t size) {
   // Not zero-filled: the socket overwrites every byte.
-  request_ = NewSharedBuffer(size);
+  request_ = arena_->Allocate(size);
   asio::async_read(
       socket_, asio::buffer(request_.get(), size),
       [self = shared_from_this(), size](const asio::error_code& ec, size_t) {

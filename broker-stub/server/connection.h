@@ -17,6 +17,7 @@
 
 #include "server/responder.h"
 #include "server/response_frame.h"
+#include "util/frame_arena.h"
 #include "util/shared_buffer.h"
 
 namespace exactly::broker {
@@ -31,8 +32,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Called once when the connection closes.
   using ClosedFn = std::function<void(uint64_t id)>;
 
+  // Request frames are read into memory from `arena`, shared with the other
+  // connections of the same server.
   Connection(asio::ip::tcp::socket socket, uint64_t id, int64_t max_frame_bytes,
-             RequestFn on_request, ClosedFn on_closed);
+             std::shared_ptr<FrameArena> arena, RequestFn on_request,
+             ClosedFn on_closed);
   ~Connection();
 
   void Start();
@@ -64,6 +68,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::ip::tcp::socket socket_;
   uint64_t id_;
   int64_t max_frame_bytes_;
+  std::shared_ptr<FrameArena> arena_;
   RequestFn on_request_;
   ClosedFn on_closed_;
   std::string peer_;

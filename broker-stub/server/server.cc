@@ -49,7 +49,7 @@ void Server::Accept() {
         }
         uint64_t id = next_connection_id_++;
         auto connection = std::make_shared<Connection>(
-            std::move(socket), id, max_frame_bytes_, on_request_,
+            std::move(socket), id, max_frame_bytes_, arena_, on_request_,
             [this](uint64_t closed) { connections_.erase(closed); });
         connections_[id] = connection;
         LogDebug("accepted connection ", id, " from ", connection->peer());

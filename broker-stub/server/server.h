@@ -41,6 +41,7 @@ class Server {
   asio::io_context& io_;
   int64_t max_frame_bytes_;
   Connection::RequestFn on_request_;
+  std::shared_ptr<FrameArena> arena_ = std::make_shared<FrameArena>();
   asio::ip::tcp::acceptor acceptor_;
   asio::steady_timer down_timer_;
   std::string host_;
