@@ -27,12 +27,23 @@ void DeliveryDispatcher::Stop() {
   // The yield makes the thread's next (or current) poll return at once.
   rd_kafka_queue_yield(queue_.get());
   if (thread_.joinable()) thread_.join();
+  ReleaseFinishedSlow();
 }
+
+namespace {
+// How long a finished report may wait for the sending thread.
+constexpr auto kMaxHold = std::chrono::milliseconds(1);
+}  // namespace
 
 void DeliveryDispatcher::Run() {
   for (;;) {
-    rd_kafka_event_t* event = rd_kafka_queue_poll(queue_.get(), 1000);
+    // With reports held, wake within kMaxHold to release them if the sender
+    // has gone quiet.
+    const int timeout_ms =
+        finished_count_.load(std::memory_order_acquire) != 0 ? 1 : 1000;
+    rd_kafka_event_t* event = rd_kafka_queue_poll(queue_.get(), timeout_ms);
     if (event == nullptr) {
+      ReleaseFinishedSlow();
       if (!stopping_.load()) continue;
       // Stopping: hand out whatever is already queued, then leave.
       while ((event = rd_kafka_queue_poll(queue_.get(), 0)) != nullptr) {
@@ -42,14 +53,51 @@ void DeliveryDispatcher::Run() {
       return;
     }
     Handle(event);
+    Finish(event);
+  }
+}
+
+void DeliveryDispatcher::Finish(rd_kafka_event_t* event) {
+  const bool waited_for = drains_.load(std::memory_order_acquire) > 0 ||
+                          room_waiters_.load(std::memory_order_acquire) > 0 ||
+                          stopping_.load();
+  if (!waited_for) {
+    std::lock_guard<std::mutex> lock(finished_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (finished_.empty()) oldest_finished_ = now;
+    finished_.push_back(event);
+    finished_count_.store(finished_.size(), std::memory_order_release);
+    if (now - oldest_finished_ < kMaxHold) return;
+  } else {
     // Destroying the event releases its records from librdkafka's queue
     // accounting: that is what flush() and a blocked Send() wait for.
     rd_kafka_event_destroy(event);
-    if (room_waiters_.load(std::memory_order_acquire) > 0) {
-      std::lock_guard<std::mutex> lock(room_mu_);
-      room_cv_.notify_all();
-    }
   }
+  ReleaseFinishedSlow();
+  if (room_waiters_.load(std::memory_order_acquire) > 0) {
+    std::lock_guard<std::mutex> lock(room_mu_);
+    room_cv_.notify_all();
+  }
+}
+
+size_t DeliveryDispatcher::ReleaseFinishedSlow() {
+  std::vector<rd_kafka_event_t*> done;
+  {
+    std::lock_guard<std::mutex> lock(finished_mu_);
+    done.swap(finished_);
+    finished_count_.store(0, std::memory_order_release);
+  }
+  for (rd_kafka_event_t* e : done) rd_kafka_event_destroy(e);
+  return done.size();
+}
+
+DeliveryDispatcher::Drain::Drain(DeliveryDispatcher* d) : d_(d) {
+  d_->drains_.fetch_add(1, std::memory_order_acq_rel);
+  d_->ReleaseFinishedSlow();
+}
+
+DeliveryDispatcher::Drain::~Drain() {
+  d_->drains_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
@@ -127,6 +175,11 @@ void DeliveryDispatcher::WaitForRoom(
   // wait does not notify us, so never sleep long on one wake-up.
   const auto until = std::min(deadline, std::chrono::steady_clock::now() +
                                             std::chrono::milliseconds(5));
+  // Reports handed back to us free room at once.
+  if (finished_count_.load(std::memory_order_acquire) != 0 &&
+      ReleaseFinishedSlow() > 0) {
+    return;
+  }
   std::unique_lock<std::mutex> lock(room_mu_);
   room_waiters_.fetch_add(1, std::memory_order_acq_rel);
   room_cv_.wait_until(lock, until);

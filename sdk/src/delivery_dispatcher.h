@@ -2,6 +2,14 @@
 // producer polls librdkafka's main queue (delivery reports are enabled as
 // events, so rd_kafka_flush() and commit_transaction() wait for this thread
 // to finish with them) and runs each record's handler.
+//
+// Who frees a report's records matters for speed: librdkafka allocates them on
+// the thread that sends, and glibc serves a thread's allocations fast only
+// from what that same thread freed. So a finished report is handed back to the
+// sending thread, which destroys it on its next Send (ReleaseFinished). The
+// delivery thread destroys reports itself when nobody picks them up within a
+// millisecond, and at once while someone waits for them (a Drain: flush,
+// commit, abort, a full queue).
 #ifndef EXACTLY_SDK_SRC_DELIVERY_DISPATCHER_H_
 #define EXACTLY_SDK_SRC_DELIVERY_DISPATCHER_H_
 
@@ -13,6 +21,7 @@
 #include <cstdint>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "exactly/record.h"
@@ -43,6 +52,26 @@ class DeliveryDispatcher {
   // Handles what is still queued, then joins the thread. Idempotent.
   void Stop();
 
+  // Destroys the reports the delivery thread has finished with; called on the
+  // sending thread. Cheap when there are none.
+  void ReleaseFinished() {
+    if (finished_count_.load(std::memory_order_acquire) != 0)
+      ReleaseFinishedSlow();
+  }
+
+  // While a Drain lives, finished reports are destroyed at once: the caller
+  // is about to block until librdkafka has none outstanding.
+  class Drain {
+   public:
+    explicit Drain(DeliveryDispatcher* d);
+    ~Drain();
+    Drain(const Drain&) = delete;
+    Drain& operator=(const Drain&) = delete;
+
+   private:
+    DeliveryDispatcher* d_;
+  };
+
   // Blocks until a report has freed room in librdkafka's queue (or briefly,
   // in case the wake-up was missed), never past `deadline`.
   void WaitForRoom(std::chrono::steady_clock::time_point deadline);
@@ -57,6 +86,10 @@ class DeliveryDispatcher {
 
  private:
   void Run();
+  size_t ReleaseFinishedSlow();  // how many it destroyed
+  // Hands `event` back to the sending thread, or destroys it when someone is
+  // waiting or it has waited long enough.
+  void Finish(rd_kafka_event_t* event);
   void Handle(rd_kafka_event_t* event);
   void Deliver(const rd_kafka_message_t& message);
 
@@ -79,6 +112,13 @@ class DeliveryDispatcher {
   std::mutex failures_mu_;  // only taken on failures without a handler
   uint64_t unreported_failures_ = 0;
   absl::Status first_unreported_;
+
+  // Finished reports waiting for the sending thread to destroy them.
+  std::mutex finished_mu_;
+  std::vector<rd_kafka_event_t*> finished_;
+  std::chrono::steady_clock::time_point oldest_finished_;
+  std::atomic<size_t> finished_count_{0};
+  std::atomic<int> drains_{0};
 
   std::atomic<bool> stopping_{false};
   std::thread thread_;  // last: starts once everything above exists

@@ -97,7 +97,11 @@ absl::Status ProducerCore::Send(const Record& record,
   std::chrono::steady_clock::time_point deadline{};
   for (;;) {
     rd_kafka_error_t* error = rd_kafka_produceva(rk_.get(), vu, n);
-    if (error == nullptr) return absl::OkStatus();
+    if (error == nullptr) {
+      // Frees earlier records on this thread, which allocated them.
+      dispatcher_->ReleaseFinished();
+      return absl::OkStatus();
+    }
     const rd_kafka_resp_err_t code = rd_kafka_error_code(error);
     rd_kafka_error_destroy(error);
     if (code == RD_KAFKA_RESP_ERR__QUEUE_FULL &&
@@ -120,7 +124,7 @@ absl::Status ProducerCore::Send(const Record& record,
 absl::Status ProducerCore::Flush(std::chrono::milliseconds timeout) {
   if (closed_) return absl::FailedPreconditionError("the producer is closed");
   const rd_kafka_resp_err_t err =
-      rd_kafka_flush(rk_.get(), ToTimeoutMs(timeout));
+      Draining([&] { return rd_kafka_flush(rk_.get(), ToTimeoutMs(timeout)); });
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return StatusFromCode(err,
                           absl::StrCat("flush: ", rd_kafka_outq_len(rk_.get()),
@@ -137,7 +141,7 @@ absl::Status ProducerCore::Close(std::chrono::milliseconds timeout) {
     // Fail what is left now, so that every record's handler still runs.
     rd_kafka_purge(rk_.get(),
                    RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-    rd_kafka_flush(rk_.get(), 5000);
+    Draining([&] { return rd_kafka_flush(rk_.get(), 5000); });
   }
   dispatcher_->Stop();
   dispatcher_.reset();

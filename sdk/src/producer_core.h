@@ -28,6 +28,14 @@ class ProducerCore {
   absl::Status Flush(std::chrono::milliseconds timeout);
   absl::Status Close(std::chrono::milliseconds timeout);
 
+  // Runs `wait`, a librdkafka call that blocks until every delivery report is
+  // finished with (commit_transaction, abort_transaction).
+  template <typename Fn>
+  auto Draining(Fn&& wait) {
+    DeliveryDispatcher::Drain drain(dispatcher_.get());
+    return wait();
+  }
+
   rd_kafka_t* rk() const { return rk_.get(); }
   const ProducerOptions& options() const { return options_; }
   ProducerStats stats() const;

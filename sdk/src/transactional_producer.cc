@@ -164,9 +164,10 @@ absl::Status TransactionalProducer::Commit() {
   if (core_->rk() == nullptr) {
     return absl::FailedPreconditionError("the producer is closed");
   }
-  absl::Status status =
-      Track(TakeError(rd_kafka_commit_transaction(core_->rk(), TimeoutMs()),
-                      "commit_transaction"));
+  absl::Status status = Track(TakeError(core_->Draining([&] {
+    return rd_kafka_commit_transaction(core_->rk(), TimeoutMs());
+  }),
+                                        "commit_transaction"));
   if (status.ok()) {
     in_transaction_ = false;
     ++stats_.committed;
@@ -179,9 +180,10 @@ absl::Status TransactionalProducer::Abort() {
   if (core_->rk() == nullptr) {
     return absl::FailedPreconditionError("the producer is closed");
   }
-  absl::Status status =
-      Track(TakeError(rd_kafka_abort_transaction(core_->rk(), TimeoutMs()),
-                      "abort_transaction"));
+  absl::Status status = Track(TakeError(core_->Draining([&] {
+    return rd_kafka_abort_transaction(core_->rk(), TimeoutMs());
+  }),
+                                        "abort_transaction"));
   if (status.ok()) {
     in_transaction_ = false;
     ++stats_.aborted;
