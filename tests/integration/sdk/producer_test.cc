@@ -8,6 +8,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sdk_test_util.h"
@@ -70,6 +71,26 @@ TEST_F(ProducerTest, ReportsArriveWithoutPollingOrFlushing) {
   // No Flush, no poll: the SDK's thread delivers the reports.
   std::unique_lock<std::mutex> lock(mu);
   EXPECT_TRUE(cv.wait_for(lock, kPatience, [&] { return delivered == 10; }));
+}
+
+// Finished reports are handed back for the sending thread to free; when that
+// thread goes quiet, the delivery thread must free them itself, or they would
+// stay counted in librdkafka's queue forever.
+TEST_F(ProducerTest, RecordsLeaveTheQueueWhenTheSenderGoesQuiet) {
+  const std::string topic = NewTopic("p-quiet");
+  auto producer = Producer::Create(ProducerOpts());
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_TRUE((*producer)->Send({.topic = topic, .value = "x"}).ok());
+  }
+  // No Flush and no further Send.
+  const auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while ((*producer)->stats().in_flight != 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ((*producer)->stats().in_flight, 0u);
+  EXPECT_EQ((*producer)->stats().delivered, 1000u);
 }
 
 TEST_F(ProducerTest, FutureHoldsWhereTheRecordLanded) {
