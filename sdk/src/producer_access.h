@@ -19,6 +19,11 @@ class ProducerAccess {
  public:
   static rd_kafka_t* Handle(Producer& p) { return p.core_->rk(); }
   static rd_kafka_t* Handle(TransactionalProducer& p) { return p.core_->rk(); }
+  // After producing on Handle(p) directly: frees finished reports on this
+  // thread, as Send does.
+  static void ReleaseFinishedReports(Producer& p) {
+    p.core_->ReleaseFinishedReports();
+  }
 };
 
 // Fetches `topic`'s metadata on the handle. librdkafka otherwise learns of a
@@ -30,8 +35,8 @@ inline absl::Status WarmUpTopic(rd_kafka_t* rk, const std::string& topic,
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
   if (rkt == nullptr) return absl::InvalidArgumentError("bad topic " + topic);
   const rd_kafka_metadata_t* md = nullptr;
-  const rd_kafka_resp_err_t err = rd_kafka_metadata(
-      rk, 0, rkt, &md, static_cast<int>(timeout.count()));
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(rk, 0, rkt, &md, static_cast<int>(timeout.count()));
   rd_kafka_topic_destroy(rkt);
   if (md != nullptr) rd_kafka_metadata_destroy(md);
   return StatusFromCode(err, "metadata of " + topic);

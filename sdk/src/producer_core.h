@@ -36,6 +36,13 @@ class ProducerCore {
     return wait();
   }
 
+  // Frees, on the calling thread, the delivery reports the delivery thread
+  // has finished with (see DeliveryDispatcher). For code that produces on
+  // rk() directly instead of through Send.
+  void ReleaseFinishedReports() {
+    if (dispatcher_ != nullptr) dispatcher_->ReleaseFinished();
+  }
+
   rd_kafka_t* rk() const { return rk_.get(); }
   const ProducerOptions& options() const { return options_; }
   ProducerStats stats() const;

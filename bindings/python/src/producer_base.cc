@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-
 #include "exactly/error.h"
 #include "rdkafka_util.h"  // the SDK's: statuses from librdkafka codes
 
@@ -100,16 +99,17 @@ void ProducerBase::CheckOpen() const {
   if (closed_) Check(absl::FailedPreconditionError("the producer is closed"));
 }
 
-absl::Status ProducerBase::Attempt(const Record& record,
-                                   py::handle on_delivery, bool future) {
+absl::Status ProducerBase::Attempt(const Record& record, py::handle on_delivery,
+                                   bool future) {
   if (on_delivery.is_none()) return DoSend(record);
   PyObject* callback = on_delivery.ptr();
   Py_INCREF(callback);  // handed to the queue by the report
   // Both queues outlive every record's report.
   CallbackQueue* queue = future ? futures_.get() : queue_.get();
-  absl::Status status = DoSend(record, [queue, callback](const DeliveryReport& r) {
-    queue->PushReport(callback, r);
-  });
+  absl::Status status =
+      DoSend(record, [queue, callback](const DeliveryReport& r) {
+        queue->PushReport(callback, r);
+      });
   if (!status.ok()) Py_DECREF(callback);  // not queued: never reported
   return status;
 }
@@ -148,10 +148,10 @@ void ProducerBase::Send(py::handle topic, py::handle value, py::handle key,
            /*future=*/false);
 }
 
-void ProducerBase::SendImpl(py::handle topic, py::handle value,
-                            py::handle key, int32_t partition,
-                            int64_t timestamp_ms, py::handle headers,
-                            py::handle on_delivery, bool future) {
+void ProducerBase::SendImpl(py::handle topic, py::handle value, py::handle key,
+                            int32_t partition, int64_t timestamp_ms,
+                            py::handle headers, py::handle on_delivery,
+                            bool future) {
   if (!queue_->empty()) Drain();
   Record record;
   record.topic = TopicView(topic);
@@ -287,6 +287,7 @@ void ProducerBase::SendPlain(rd_kafka_t* rk, const Record& record) {
                          const_cast<char*>(record.value.data()),
                          record.value.size(), record.key.data(),
                          record.key.size(), nullptr) == 0) {
+      ReleaseFinishedReports();
       return;
     }
     const rd_kafka_resp_err_t err = rd_kafka_last_error();
@@ -335,6 +336,7 @@ void ProducerBase::WaitForRoom(rd_kafka_t* rk) {
     // most: then callbacks run and signals are checked.
     py::gil_scoped_release release;
     for (int i = 0; i < 20; ++i) {
+      ReleaseFinishedReports();
       if (static_cast<size_t>(rd_kafka_outq_len(rk)) + room_wanted_ <=
           max_queue_messages_) {
         break;
@@ -359,14 +361,14 @@ void ProducerBase::ReadLimits(rd_kafka_t* rk) {
     return parsed > 0 ? parsed : fallback;
   };
   max_queue_messages_ = get("queue.buffering.max.messages", 100000);
-  room_wanted_ = std::max<size_t>(1, std::min<size_t>(kBatchChunk,
-                                                      max_queue_messages_ / 8));
+  room_wanted_ = std::max<size_t>(
+      1, std::min<size_t>(kBatchChunk, max_queue_messages_ / 8));
   max_message_bytes_ = get("message.max.bytes", 1000000);
 }
 
 void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
-                                 int32_t partition, PyObject** items,
-                                 size_t n, size_t* sent) {
+                                 int32_t partition, PyObject** items, size_t n,
+                                 size_t* sent) {
   ReadLimits(rk);
   rd_kafka_topic_t* rkt = BatchTopic(rk, topic);
   std::vector<rd_kafka_message_t> messages;
@@ -425,6 +427,7 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
       while (prefix < count && messages[done + prefix].err == 0) ++prefix;
       if (prefix == count) {
         *sent += count;
+        ReleaseFinishedReports();
         break;
       }
       const rd_kafka_resp_err_t err = messages[done + prefix].err;

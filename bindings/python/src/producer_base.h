@@ -80,6 +80,9 @@ class ProducerBase {
   // where a record needs nothing from the SDK but the produce itself (the
   // plain idempotent producer).
   virtual rd_kafka_t* BatchHandle() { return nullptr; }
+  // After producing on BatchHandle(): frees, on this thread (which allocated
+  // them), the records whose reports the delivery thread has finished with.
+  virtual void ReleaseFinishedReports() {}
   // Destroys the topic handles of the batch path; before the librdkafka
   // handle goes (Close, and the destructor of a class with BatchHandle()).
   void ReleaseTopics();
@@ -115,9 +118,8 @@ class ProducerBase {
   // send_batch without a callback, through rd_kafka_produce_batch: items
   // [0, n) of `items`; returns how many were queued (all, or raises).
   // `sent` counts the records queued, also when it raises.
-  void SendBatchFast(rd_kafka_t* rk, std::string_view topic,
-                     int32_t partition, PyObject** items, size_t n,
-                     size_t* sent);
+  void SendBatchFast(rd_kafka_t* rk, std::string_view topic, int32_t partition,
+                     PyObject** items, size_t n, size_t* sent);
   // send() of a record without headers, timestamp or callback, through
   // BatchHandle(): one rd_kafka_produce on a cached topic handle.
   void SendPlain(rd_kafka_t* rk, const Record& record);

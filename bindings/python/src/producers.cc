@@ -66,6 +66,9 @@ class PyProducer final : public ProducerBase {
   rd_kafka_t* BatchHandle() override {
     return internal::ProducerAccess::Handle(*producer_);
   }
+  void ReleaseFinishedReports() override {
+    internal::ProducerAccess::ReleaseFinishedReports(*producer_);
+  }
 
  private:
   std::unique_ptr<Producer> producer_;
@@ -80,9 +83,9 @@ class PyTransactionalProducer final : public ProducerBase {
       : ProducerBase(std::move(on_delivery), std::move(on_error), block,
                      queue_full_timeout),
         retry_(ToRetryPolicy(retry)) {
-    options_ = MakeProducerOptions(properties, /*unchecked=*/false, queue_,
-                                   !on_delivery_.is_none(),
-                                   !on_error_.is_none());
+    options_ =
+        MakeProducerOptions(properties, /*unchecked=*/false, queue_,
+                            !on_delivery_.is_none(), !on_error_.is_none());
     options_.transaction_call_timeout = kTxnSlice;
     // Only Create's init_transactions uses the SDK's retries (off the
     // caller's thread): keep resuming it in short steps; init_timeout bounds
@@ -110,8 +113,7 @@ class PyTransactionalProducer final : public ProducerBase {
 
   void Commit(std::optional<double> timeout) {
     CheckUsable();
-    absl::Status status =
-        TxnCall([&] { return producer_->Commit(); }, timeout);
+    absl::Status status = TxnCall([&] { return producer_->Commit(); }, timeout);
     if (status.ok()) ++committed_;
     Check(status);
   }
@@ -182,17 +184,15 @@ class PyTransactionalProducer final : public ProducerBase {
   }
   absl::Status DoFlush(std::chrono::milliseconds timeout) override {
     if (producer_ == nullptr) return NoProducer();
-    return producer_->producer_stats().in_flight == 0
-               ? absl::OkStatus()
-               : WaitInFlight(timeout);
+    return producer_->producer_stats().in_flight == 0 ? absl::OkStatus()
+                                                      : WaitInFlight(timeout);
   }
   absl::Status DoClose(std::chrono::milliseconds timeout) override {
     if (producer_ == nullptr) return absl::OkStatus();
     return producer_->Close(timeout);
   }
   ProducerStats DoStats() const override {
-    return producer_ != nullptr ? producer_->producer_stats()
-                                : ProducerStats{};
+    return producer_ != nullptr ? producer_->producer_stats() : ProducerStats{};
   }
   void BeforeClose() override {
     // An open transaction would hold back read_committed consumers until
@@ -293,9 +293,8 @@ void DefineProducerApi(Class& cls) {
   // send has the Python signature: exactly.Producer binds it directly
   // (no Python frame per record).
   cls.def("send", &T::Send, py::arg("topic"), py::arg("value") = py::none(),
-          py::arg("key") = py::none(), py::kw_only(),
-          py::arg("partition") = -1, py::arg("timestamp_ms") = 0,
-          py::arg("headers") = py::none(),
+          py::arg("key") = py::none(), py::kw_only(), py::arg("partition") = -1,
+          py::arg("timestamp_ms") = 0, py::arg("headers") = py::none(),
           py::arg("on_delivery") = py::none(),
           "Queues one record (see exactly.Producer.send).")
       .def("send_future", &T::SendFuture, py::arg("topic"), py::arg("value"),
@@ -315,11 +314,11 @@ void DefineProducerApi(Class& cls) {
 
 void RegisterProducers(py::module_& m) {
   py::class_<PyProducer> producer(m, "Producer");
-  producer.def(py::init<const Properties&, bool, bool, double, py::object,
-                        py::object>(),
-               py::arg("properties"), py::arg("unchecked"), py::arg("block"),
-               py::arg("queue_full_timeout"), py::arg("on_delivery"),
-               py::arg("on_error"));
+  producer.def(
+      py::init<const Properties&, bool, bool, double, py::object, py::object>(),
+      py::arg("properties"), py::arg("unchecked"), py::arg("block"),
+      py::arg("queue_full_timeout"), py::arg("on_delivery"),
+      py::arg("on_error"));
   DefineProducerApi<PyProducer>(producer);
 
   py::class_<PyTransactionalProducer> txn(m, "TransactionalProducer");
