@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/producer_runs.h"
 #include "exactly/broker/broker.h"
 #include "exactly/processor.h"
 #include "exactly/producer.h"
@@ -49,16 +50,6 @@ constexpr size_t kValueBytes = 100;
 
 using Clock = std::chrono::steady_clock;
 using Props = std::map<std::string, std::string>;
-
-// The producer settings both sides use (besides bootstrap.servers /
-// transactional.id).
-Props ProducerTuning() {
-  return {{"acks", "all"},
-          {"enable.idempotence", "true"},
-          {"max.in.flight.requests.per.connection", "5"},
-          {"linger.ms", "5"},
-          {"queue.buffering.max.messages", "1000000"}};
-}
 
 std::unique_ptr<broker::Broker> StartBroker() {
   auto b = broker::Broker::Start({});
@@ -73,69 +64,7 @@ void CreateTopic(broker::Broker& b, const std::string& topic) {
     Die("cannot create topic " + topic);
 }
 
-// --- 1. Producer
-// ------------------------------------------------------------------------------
-
-struct DrCounter {
-  std::atomic<int64_t> ok{0}, failed{0};
-};
-
-void CountDr(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
-  auto* c = static_cast<DrCounter*>(opaque);
-  (m->err == RD_KAFKA_RESP_ERR_NO_ERROR ? c->ok : c->failed).fetch_add(1);
-}
-
-double RawProduce(const std::string& bootstrap, const std::string& topic,
-                  int64_t n) {
-  Props props = ProducerTuning();
-  props["bootstrap.servers"] = bootstrap;
-  DrCounter counter;
-  RdKafka p = NewClient(RD_KAFKA_PRODUCER, props, CountDr, &counter);
-  const std::string value(kValueBytes, 'r');
-  // Connect and learn metadata outside the timed part.
-  ProduceOrDie(p.get(), topic, 0, value);
-  if (rd_kafka_flush(p.get(), 30000) != RD_KAFKA_RESP_ERR_NO_ERROR)
-    Die("warm-up flush");
-  Stopwatch watch;
-  for (int64_t i = 0; i < n; ++i) {
-    ProduceOrDie(p.get(), topic, static_cast<int32_t>(i % kPartitions), value);
-    if (i % 1000 == 999) rd_kafka_poll(p.get(), 0);  // serve delivery reports
-  }
-  if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR)
-    Die("flush timed out");
-  const double seconds = watch.Seconds();
-  if (counter.failed.load() != 0 || counter.ok.load() != n + 1)
-    Die("raw: records failed");
-  return static_cast<double>(n) / seconds;
-}
-
-double SdkProduce(const std::string& bootstrap, const std::string& topic,
-                  int64_t n) {
-  ProducerOptions options;
-  options.bootstrap_servers = bootstrap;
-  options.properties = ProducerTuning();
-  auto producer = Producer::Create(options);
-  if (!producer.ok())
-    Die("Producer::Create: " + std::string(producer.status().message()));
-  Producer& p = **producer;
-  const std::string value(kValueBytes, 's');
-  Record record{.topic = topic, .value = value, .partition = 0};
-  if (!p.Send(record).ok() || !p.Flush(std::chrono::seconds(30)).ok())
-    Die("sdk warm-up");
-  Stopwatch watch;
-  for (int64_t i = 0; i < n; ++i) {
-    record.partition = static_cast<int32_t>(i % kPartitions);
-    if (absl::Status s = p.Send(record); !s.ok())
-      Die("Send: " + std::string(s.message()));
-  }
-  if (absl::Status s = p.Flush(std::chrono::seconds(120)); !s.ok()) {
-    Die("Flush: " + std::string(s.message()));
-  }
-  const double seconds = watch.Seconds();
-  if (p.stats().delivered != static_cast<uint64_t>(n + 1))
-    Die("sdk: records missing");
-  return static_cast<double>(n) / seconds;
-}
+// --- 1. Producer: RawProduceRate and SdkProduceRate (bench/producer_runs.h)
 
 // --- 2. Processor
 // -----------------------------------------------------------------------------
@@ -223,8 +152,9 @@ double RawProcess(const ProcessOptions& o) {
   Props props = ProducerTuning();
   props["bootstrap.servers"] = o.bootstrap;
   props["transactional.id"] = o.txn_id;
-  DrCounter counter;
-  RdKafka producer = NewClient(RD_KAFKA_PRODUCER, props, CountDr, &counter);
+  DeliveryCounter counter;
+  RdKafka producer =
+      NewClient(RD_KAFKA_PRODUCER, props, CountDelivery, &counter);
   rd_kafka_t* p = producer.get();
   OrDie(rd_kafka_init_transactions(p, 30000), "init_transactions");
   rd_kafka_topic_partition_list_t* topics =
@@ -351,8 +281,10 @@ int main(int argc, char** argv) {
       const bool sdk = (side == 0) == sdk_first;
       const std::string topic = (sdk ? "produce-sdk-" : "produce-raw-") + round;
       CreateTopic(*broker, topic);
-      double rate = sdk ? SdkProduce(bootstrap, topic, produce_n)
-                        : RawProduce(bootstrap, topic, produce_n);
+      double rate = sdk ? SdkProduceRate(bootstrap, topic, produce_n,
+                                         kPartitions, kValueBytes)
+                        : RawProduceRate(bootstrap, topic, produce_n,
+                                         kPartitions, kValueBytes);
       (sdk ? sdk_produce : raw_produce).push_back(rate);
     }
     // 2. Processor.

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/producer_runs.h"
 #include "exactly/broker/broker.h"
 #include "exactly/producer.h"
 #include "exactly/spool.h"
@@ -58,14 +59,6 @@ constexpr char kTopic[] = "spooled";
 
 using Clock = std::chrono::steady_clock;
 using Props = std::map<std::string, std::string>;
-
-Props ProducerTuning() {
-  return {{"acks", "all"},
-          {"enable.idempotence", "true"},
-          {"max.in.flight.requests.per.connection", "5"},
-          {"linger.ms", "5"},
-          {"queue.buffering.max.messages", "1000000"}};
-}
 
 // --- Disk
 // -------------------------------------------------------------------------------------
@@ -100,60 +93,6 @@ DiskRate SyncedWrites(const std::string& dir, size_t block, double seconds) {
   rate.ops = ops / elapsed;
   rate.mb = ops * static_cast<double>(block) / elapsed / 1e6;
   return rate;
-}
-
-// --- Raw librdkafka and the SDK producer
-// ----------------------------------------------------
-
-std::atomic<int64_t> raw_failed{0};
-void CountFailures(rd_kafka_t*, const rd_kafka_message_t* m, void*) {
-  if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) raw_failed.fetch_add(1);
-}
-
-double RawProduce(const std::string& bootstrap, const std::string& topic,
-                  int64_t n) {
-  Props props = ProducerTuning();
-  props["bootstrap.servers"] = bootstrap;
-  RdKafka p = NewClient(RD_KAFKA_PRODUCER, props, CountFailures);
-  const std::string value(kValueBytes, 'r');
-  ProduceOrDie(p.get(), topic, 0, value);
-  if (rd_kafka_flush(p.get(), 30000) != RD_KAFKA_RESP_ERR_NO_ERROR)
-    Die("warm-up flush");
-  Stopwatch watch;
-  for (int64_t i = 0; i < n; ++i) {
-    ProduceOrDie(p.get(), topic, static_cast<int32_t>(i % kPartitions), value);
-    if (i % 1000 == 999) rd_kafka_poll(p.get(), 0);
-  }
-  if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR)
-    Die("flush timed out");
-  const double seconds = watch.Seconds();
-  if (raw_failed.load() != 0) Die("raw: records failed");
-  return static_cast<double>(n) / seconds;
-}
-
-double SdkProduce(const std::string& bootstrap, const std::string& topic,
-                  int64_t n) {
-  ProducerOptions options;
-  options.bootstrap_servers = bootstrap;
-  options.properties = ProducerTuning();
-  auto producer = Producer::Create(options);
-  if (!producer.ok())
-    Die("Producer::Create: " + std::string(producer.status().message()));
-  Producer& p = **producer;
-  const std::string value(kValueBytes, 's');
-  Record record{.topic = topic, .value = value, .partition = 0};
-  if (!p.Send(record).ok() || !p.Flush(std::chrono::seconds(30)).ok())
-    Die("sdk warm-up");
-  Stopwatch watch;
-  for (int64_t i = 0; i < n; ++i) {
-    record.partition = static_cast<int32_t>(i % kPartitions);
-    if (absl::Status s = p.Send(record); !s.ok())
-      Die("Send: " + std::string(s.message()));
-  }
-  if (absl::Status s = p.Flush(std::chrono::seconds(120)); !s.ok()) {
-    Die("Flush: " + std::string(s.message()));
-  }
-  return static_cast<double>(n) / watch.Seconds();
 }
 
 // --- The spool
@@ -365,10 +304,12 @@ int main(int argc, char** argv) {
       const std::string id = std::to_string(run++);
       switch ((k + r) % 4) {
         case 0:
-          raw.push_back(RawProduce(bootstrap, kTopic, n));
+          raw.push_back(
+              RawProduceRate(bootstrap, kTopic, n, kPartitions, kValueBytes));
           break;
         case 1:
-          sdk.push_back(SdkProduce(bootstrap, kTopic, n));
+          sdk.push_back(
+              SdkProduceRate(bootstrap, kTopic, n, kPartitions, kValueBytes));
           break;
         case 2: {
           SpoolRate s = SpoolThroughput(base + "/spool-" + id, bootstrap,
