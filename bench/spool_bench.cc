@@ -58,7 +58,6 @@ constexpr size_t kValueBytes = 100;
 constexpr char kTopic[] = "spooled";
 
 using Clock = std::chrono::steady_clock;
-using Props = std::map<std::string, std::string>;
 
 // --- Disk
 // -------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import (
     Any,
     Callable,
@@ -14,11 +13,11 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
-    Type,
     Union,
 )
 
 from exactly import _config, _exactly
+from exactly._closing import ClosesOnExit
 from exactly.errors import Error, KafkaError
 from exactly.types import (
     ConsumerGroupMetadata,
@@ -55,7 +54,7 @@ def _offsets(offsets: Offsets) -> List[Tuple[str, int, int]]:
     return [(t, p, o) for (t, p), o in out.items()]
 
 
-class Consumer:
+class Consumer(ClosesOnExit):
     """A consumer in a group, reading with isolation.level=read_committed and
     committing only when told to.
 
@@ -192,19 +191,3 @@ class Consumer:
     def closed(self) -> bool:
         return bool(self._native.closed)
 
-    def __enter__(self) -> "Consumer":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        if exc_type is None:
-            self.close()
-            return
-        try:
-            self.close()
-        except Error:
-            pass

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Any, Callable, Mapping, Optional, Sequence, Type, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from exactly import _config, _exactly
+from exactly._closing import ClosesOnExit
 from exactly.errors import Error
 from exactly.types import Message, ProcessorStats, RetryPolicy
 
@@ -20,7 +20,7 @@ Emitter = _exactly.Emitter
 Transform = Callable[[Message, Any], Any]
 
 
-class Processor:
+class Processor(ClosesOnExit):
     """Consumes `input_topics` in consumer group `group_id`, calls
     ``transform(message, emitter)`` for each record, and commits the outputs
     together with the inputs' offsets in one transaction per batch: every
@@ -109,19 +109,3 @@ class Processor:
     def closed(self) -> bool:
         return bool(self._native.closed)
 
-    def __enter__(self) -> "Processor":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        if exc_type is None:
-            self.close()
-            return
-        try:
-            self.close()
-        except Error:
-            pass

@@ -30,6 +30,7 @@ from typing import (
 )
 
 from exactly import _config, _exactly
+from exactly._closing import ClosesOnExit
 from exactly.errors import Error, KafkaError
 from exactly.types import (
     ANY_PARTITION,
@@ -55,7 +56,6 @@ ErrorCallback = Callable[[Error], Any]
 BatchItem = Union[Data, Tuple[Data, Data]]
 
 _T = TypeVar("_T")
-_P = TypeVar("_P", bound="_ProducerApi")
 
 
 class DeliveryFuture(concurrent.futures.Future):  # type: ignore[type-arg]
@@ -90,7 +90,7 @@ def _complete_futures(native_ref: "weakref.ref[Any]") -> None:
         del native
 
 
-class _ProducerApi:
+class _ProducerApi(ClosesOnExit):
     """What both producers offer."""
 
     _native: Any
@@ -191,22 +191,6 @@ class _ProducerApi:
     def stats(self) -> ProducerStats:
         return self._native.stats()  # type: ignore[no-any-return]
 
-    def __enter__(self: _P) -> _P:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        if exc_type is None:
-            self.close()
-            return
-        try:
-            self.close()
-        except Error:
-            pass  # the body's exception is the one to see
 
 
 class Producer(_ProducerApi):

@@ -7,10 +7,10 @@ order per partition, whatever is killed when; without one, at least once
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Callable, Iterable, List, Mapping, Optional, Type
+from typing import Any, Callable, Iterable, List, Mapping, Optional
 
 from exactly import _config, _exactly
+from exactly._closing import ClosesOnExit
 from exactly.errors import Error
 from exactly.producer import BatchItem, Data, Headers
 from exactly.types import ANY_PARTITION
@@ -49,7 +49,7 @@ class QuarantinedRecord:
     quarantined_ms: int
 
 
-class SpooledProducer:
+class SpooledProducer(ClosesOnExit):
     """A producer whose ``send()`` returns once the record is durable in a
     local RocksDB spool in `directory` (one owner at a time).
 
@@ -175,19 +175,3 @@ class SpooledProducer:
     def quarantined(self) -> List[QuarantinedRecord]:
         return self._native.quarantined()  # type: ignore[no-any-return]
 
-    def __enter__(self) -> "SpooledProducer":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        if exc_type is None:
-            self.close()
-            return
-        try:
-            self.close()
-        except Error:
-            pass
