@@ -158,7 +158,14 @@ class _ProducerApi(ClosesOnExit):
         """Queues many records to one topic in one call: each item is a
         value, or a (key, value) pair. Returns how many were queued (all of
         them); if one fails, the exception's ``sent`` attribute says how
-        many before it were queued."""
+        many before it were queued.
+
+        Without ``partition`` and ``on_delivery``, the records go to
+        librdkafka in chunks of 1,024, and a chunk whose records all lack a
+        key goes whole to one partition chosen at random (Kafka's sticky
+        partitioning, KIP-480): the partitions fill evenly over many chunks,
+        and the batch is queued under one lock instead of one per record.
+        Keyed records follow their key as with send()."""
         if not isinstance(records, (list, tuple)):
             records = list(records)
         return int(self._native.send_batch(topic, records, partition,

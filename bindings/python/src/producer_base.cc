@@ -325,6 +325,7 @@ rd_kafka_topic_t* ProducerBase::BatchTopic(rd_kafka_t* rk,
 }
 
 void ProducerBase::ReleaseTopics() {
+  sticky_.Forget();
   for (auto& [name, rkt] : topics_) rd_kafka_topic_destroy(rkt);
   topics_.clear();
 }
@@ -382,6 +383,7 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
     messages.clear();
     holders.clear();
     bool one_by_one = false;
+    bool keyless = true;
     size_t end = i;
     for (; end < n && messages.size() < kBatchChunk; ++end) {
       BytesView key_holder;
@@ -401,6 +403,7 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
         one_by_one = true;
         break;
       }
+      if (key.data() != nullptr) keyless = false;
       rd_kafka_message_t m{};
       m.payload = const_cast<char*>(value.data());
       m.len = value.size();
@@ -410,6 +413,12 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
       holders.push_back(std::move(key_holder));
       holders.push_back(std::move(value_holder));
     }
+
+    // Keyless records without a partition: the whole chunk to one.
+    const int32_t chunk_partition =
+        partition == RD_KAFKA_PARTITION_UA && keyless && !messages.empty()
+            ? sticky_.ForChunk(rk, rkt)
+            : partition;
 
     // Hand it over; on a full queue, wait for room and go on from the
     // first record not queued.
@@ -421,7 +430,7 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
       }
       const size_t count = messages.size() - done;
       const int good = rd_kafka_produce_batch(
-          rkt, partition, RD_KAFKA_MSG_F_COPY, messages.data() + done,
+          rkt, chunk_partition, RD_KAFKA_MSG_F_COPY, messages.data() + done,
           static_cast<int>(count));
       size_t prefix = 0;
       while (prefix < count && messages[done + prefix].err == 0) ++prefix;

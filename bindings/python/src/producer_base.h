@@ -19,6 +19,7 @@
 #include "exactly/options.h"
 #include "exactly/producer.h"
 #include "exactly/record.h"
+#include "sticky_partitioner.h"
 
 namespace exactly::python {
 
@@ -130,6 +131,7 @@ class ProducerBase {
   void ReadLimits(rd_kafka_t* rk);
 
   std::map<std::string, rd_kafka_topic_t*, std::less<>> topics_;
+  StickyPartitioner sticky_;      // for keyless chunks of send_batch
   size_t max_message_bytes_ = 0;  // message.max.bytes, read on first use
   size_t max_queue_messages_ = 0;
   size_t room_wanted_ = 1;

@@ -127,6 +127,42 @@ def test_send_batch(exactly_broker, topic):
         (None, b"i")]
 
 
+def test_send_batch_puts_each_keyless_chunk_in_one_partition(exactly_broker,
+                                                             topic):
+    # Keyless records without a partition go chunk by chunk (1,024 records)
+    # to one partition chosen at random, as Kafka's sticky partitioner does;
+    # keyed records still follow their key.
+    exactly_broker.create_topic(topic, partitions=4)
+    chunk = 1024
+    values = [b"v%d" % i for i in range(16 * chunk)]
+    keyed = [(b"key-%d" % (i % 7), b"k%d" % i) for i in range(700)]
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        assert p.send_batch(topic, values) == len(values)
+        assert p.send_batch(topic, keyed) == len(keyed)
+        p.flush()
+    where = {}  # value -> (partition, position in it)
+    key_partitions = {}
+    for q in range(4):
+        for position, r in enumerate(exactly_broker.records(topic, q)):
+            assert r.value not in where, "a record arrived twice"
+            where[r.value] = (q, position)
+            if r.key is not None:
+                key_partitions.setdefault(r.key, set()).add(q)
+    assert len(where) == len(values) + len(keyed), "a record is missing"
+    used = set()
+    for c in range(16):
+        spots = [where[v] for v in values[c * chunk:(c + 1) * chunk]]
+        partitions = {q for q, _ in spots}
+        assert len(partitions) == 1, f"chunk {c} split over {partitions}"
+        positions = [pos for _, pos in spots]
+        assert positions == list(range(positions[0], positions[0] + chunk))
+        used |= partitions
+    # 16 chunks all landing in one of 4 partitions: p = 4 ** -15.
+    assert len(used) > 1
+    assert all(len(qs) == 1 for qs in key_partitions.values())
+    assert len(key_partitions) == 7
+
+
 def test_poll_runs_callbacks(exactly_broker, topic):
     seen = []
     with exactly.Producer(exactly_broker.bootstrap_servers) as p:
