@@ -335,6 +335,7 @@ void ProducerBase::WaitForRoom(rd_kafka_t* rk) {
     // Until librdkafka's queue has room for a good number of records again
     // (the SDK's delivery thread frees it), for a millisecond or two at
     // most: then callbacks run and signals are checked.
+    HandleInUse in_use(&handle_users_);
     py::gil_scoped_release release;
     for (int i = 0; i < 20; ++i) {
       ReleaseFinishedReports();
@@ -415,10 +416,11 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
     }
 
     // Keyless records without a partition: the whole chunk to one.
-    const int32_t chunk_partition =
-        partition == RD_KAFKA_PARTITION_UA && keyless && !messages.empty()
-            ? sticky_.ForChunk(rk, rkt)
-            : partition;
+    int32_t chunk_partition = partition;
+    if (partition == RD_KAFKA_PARTITION_UA && keyless && !messages.empty()) {
+      HandleInUse in_use(&handle_users_);  // ForChunk may release the GIL
+      chunk_partition = sticky_.ForChunk(rk, rkt);
+    }
 
     // Hand it over; on a full queue, wait for room and go on from the
     // first record not queued.
@@ -515,8 +517,14 @@ void ProducerBase::Close(std::optional<double> timeout) {
     return;
   }
   BeforeClose();
-  // The batch path's topic handles go before the librdkafka handle does.
+  // The batch path's topic handles go before the librdkafka handle does,
+  // and neither while another thread still uses them without the GIL (it
+  // sees closing_ when it has the GIL back).
   closing_ = true;
+  while (handle_users_ > 0) {
+    py::gil_scoped_release release;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   ReleaseTopics();
   // Flush here, interruptibly; then the SDK's Close only has to stop.
   const Deadline deadline = Deadline::After(timeout);

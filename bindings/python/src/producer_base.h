@@ -136,6 +136,17 @@ class ProducerBase {
   size_t max_queue_messages_ = 0;
   size_t room_wanted_ = 1;
   bool closing_ = false;
+  // Calls on the librdkafka handle (or its topic handles) made with the GIL
+  // released; Close waits for them to end before it destroys the handles.
+  // Changed and read with the GIL held only.
+  int handle_users_ = 0;
+  struct HandleInUse {
+    explicit HandleInUse(int* users) : users_(users) { ++*users_; }
+    ~HandleInUse() { --*users_; }
+    HandleInUse(const HandleInUse&) = delete;
+    HandleInUse& operator=(const HandleInUse&) = delete;
+    int* users_;
+  };
 
   const bool block_when_full_;
   const double queue_full_timeout_;

@@ -3,6 +3,7 @@ futures without polling, batches, mocking."""
 
 import concurrent.futures
 import threading
+import time
 from unittest import mock
 
 import pytest
@@ -161,6 +162,44 @@ def test_send_batch_puts_each_keyless_chunk_in_one_partition(exactly_broker,
     assert len(used) > 1
     assert all(len(qs) == 1 for qs in key_partitions.values())
     assert len(key_partitions) == 7
+
+
+def test_close_from_another_thread_while_send_batch_waits(exactly_broker,
+                                                           topic):
+    # send_batch waits for room (and asks for metadata) with the GIL
+    # released; a close() from another thread meanwhile must wait for it,
+    # not destroy the handles under it. The sender then raises, and close
+    # has flushed every record queued before: each is in the log once.
+    exactly_broker.create_topic(topic, partitions=3)
+    exactly_broker.faults.add_latency(0.05)
+    values = [b"%d" % i for i in range(50_000)]
+    p = exactly.Producer(exactly_broker.bootstrap_servers,
+                         queue_buffering_max_messages=500)
+    outcome = []
+
+    def sender():
+        try:
+            outcome.append(p.send_batch(topic, values))
+        except exactly.Error as e:
+            outcome.append(e)
+
+    t = threading.Thread(target=sender)
+    t.start()
+    time.sleep(0.3)
+    p.close(timeout=30)
+    t.join(60)
+    assert not t.is_alive()
+    assert len(outcome) == 1
+    if isinstance(outcome[0], int):
+        queued = outcome[0]  # it finished before the close
+    else:
+        assert "closed" in str(outcome[0])
+        queued = outcome[0].sent
+    assert 0 < queued <= len(values)
+    exactly_broker.faults.clear()
+    logged = [r.value for q in range(3)
+              for r in exactly_broker.records(topic, q)]
+    assert sorted(logged, key=int) == values[:queued]
 
 
 def test_poll_runs_callbacks(exactly_broker, topic):
