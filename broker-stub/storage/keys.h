@@ -44,13 +44,9 @@ inline std::string Prefixed(char kind, std::string_view name) {
   return k;
 }
 
-inline std::string Meta(std::string_view name) {
-  return Prefixed('M', name);
-}
+inline std::string Meta(std::string_view name) { return Prefixed('M', name); }
 inline std::string TopicPrefix() { return "T"; }
-inline std::string Topic(std::string_view name) {
-  return Prefixed('T', name);
-}
+inline std::string Topic(std::string_view name) { return Prefixed('T', name); }
 
 inline std::string PartitionPrefix(char kind, uint32_t topic_id,
                                    int32_t partition) {

@@ -13,8 +13,8 @@ namespace exactly::internal::spool {
 namespace {
 
 TEST(SpoolFormatTest, RecordRoundTripKeepsEveryField) {
-  const Header headers[] = {{"a", "1"}, {"null", std::string_view()},
-                            {"empty", ""}};
+  const Header headers[] = {
+      {"a", "1"}, {"null", std::string_view()}, {"empty", ""}};
   Record r{.topic = "orders",
            .key = "k",
            .value = "value bytes",
@@ -88,8 +88,8 @@ TEST(SpoolFormatTest, ARecordUnderAnotherSequenceFailsTheCheck) {
 }
 
 TEST(SpoolFormatTest, TruncatedRecordsDoNotDecode) {
-  EncodedRecord e = EncodeRecord({.topic = "t", .key = "k", .value = "v"}, 0,
-                                 "cursor");
+  EncodedRecord e =
+      EncodeRecord({.topic = "t", .key = "k", .value = "v"}, 0, "cursor");
   Seal(e, 3);
   for (size_t n = 0; n < e.stored.size(); ++n) {
     EXPECT_FALSE(DecodeRecord(e.stored.substr(0, n)).ok()) << n;
