@@ -22,6 +22,7 @@
 
 #include "exactly/broker/broker.h"
 #include "exactly/exactly.h"
+#include "example_support.h"
 
 namespace {
 
@@ -29,20 +30,6 @@ struct Flags {
   std::string bootstrap_servers;
   int records = 5000;
 };
-
-bool ParseFlags(int argc, char** argv, Flags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--bootstrap-servers" && i + 1 < argc) {
-      flags.bootstrap_servers = argv[++i];
-    } else if (arg == "--records" && i + 1 < argc) {
-      flags.records = std::atoi(argv[++i]);
-    } else {
-      return false;
-    }
-  }
-  return flags.records > 1;
-}
 
 // Runs one processor instance until `stop_after` inputs are committed in
 // total (`done` counts across instances). Returns false on an error.
@@ -92,7 +79,11 @@ bool RunProcessor(const exactly::ProcessorOptions& options,
 
 int main(int argc, char** argv) {
   Flags flags;
-  if (!ParseFlags(argc, argv, flags)) {
+  if (!exactly::examples::ParseFlags(
+          argc, argv,
+          {{"--bootstrap-servers", &flags.bootstrap_servers},
+           {"--records", &flags.records}}) ||
+      !(flags.records > 1)) {
     std::fprintf(stderr,
                  "usage: %s [--bootstrap-servers HOST:PORT] [--records N]\n",
                  argv[0]);
@@ -103,15 +94,11 @@ int main(int argc, char** argv) {
   const std::string invoices = "invoices-" + suffix;
 
   std::unique_ptr<exactly::broker::Broker> broker;
-  if (flags.bootstrap_servers.empty()) {
-    auto started = exactly::broker::Broker::Start({});
-    if (!started.ok()) {
-      std::fprintf(stderr, "cannot start the bundled broker: %s\n",
-                   started.status().ToString().c_str());
-      return 1;
-    }
-    broker = std::move(*started);
-    flags.bootstrap_servers = broker->bootstrap_servers();
+  if (!exactly::examples::StartBundledBrokerUnlessGiven(flags.bootstrap_servers,
+                                                        broker)) {
+    return 1;
+  }
+  if (broker != nullptr) {
     if (!broker->CreateTopic(orders, 3).ok() ||
         !broker->CreateTopic(invoices, 3).ok()) {
       std::fprintf(stderr, "cannot create the topics\n");
@@ -165,28 +152,18 @@ int main(int argc, char** argv) {
   }
 
   // Check the output as a downstream service would see it.
-  exactly::ConsumerOptions consumer_options;
-  consumer_options.bootstrap_servers = flags.bootstrap_servers;
-  consumer_options.group_id = "invoice-checker-" + suffix;
-  consumer_options.properties["auto.offset.reset"] = "earliest";
-  auto consumer = exactly::Consumer::Create(consumer_options);
-  if (!consumer.ok() || !(*consumer)->Subscribe({invoices}).ok()) {
-    std::fprintf(stderr, "cannot create or subscribe the consumer\n");
-    return 1;
-  }
   std::set<std::string> distinct;
   int read = 0;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (read < flags.records && std::chrono::steady_clock::now() < deadline) {
-    auto batch = (*consumer)->PollBatch(1000, std::chrono::milliseconds(200));
-    if (!batch.ok()) continue;
-    for (const exactly::Message& m : *batch) {
-      ++read;
-      distinct.insert(std::string(m.value()));
-    }
+  if (!exactly::examples::ReadTopic(
+          flags.bootstrap_servers, invoices, "invoice-checker-" + suffix,
+          std::chrono::seconds(60),
+          [&](const exactly::Message& m) {
+            ++read;
+            distinct.insert(std::string(m.value()));
+          },
+          [&] { return read >= flags.records; })) {
+    return 1;
   }
-  (*consumer)->Close().IgnoreError();
   const int missing = flags.records - static_cast<int>(distinct.size());
   const int duplicated = read - static_cast<int>(distinct.size());
   std::printf("%d invoices read: %d missing, %d duplicated\n", read, missing,

@@ -20,6 +20,7 @@
 
 #include "exactly/broker/broker.h"
 #include "exactly/exactly.h"
+#include "example_support.h"
 
 namespace {
 
@@ -28,25 +29,15 @@ struct Flags {
   int records = 10000;
 };
 
-bool ParseFlags(int argc, char** argv, Flags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--bootstrap-servers" && i + 1 < argc) {
-      flags.bootstrap_servers = argv[++i];
-    } else if (arg == "--records" && i + 1 < argc) {
-      flags.records = std::atoi(argv[++i]);
-    } else {
-      return false;
-    }
-  }
-  return flags.records > 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   Flags flags;
-  if (!ParseFlags(argc, argv, flags)) {
+  if (!exactly::examples::ParseFlags(
+          argc, argv,
+          {{"--bootstrap-servers", &flags.bootstrap_servers},
+           {"--records", &flags.records}}) ||
+      !(flags.records > 0)) {
     std::fprintf(stderr,
                  "usage: %s [--bootstrap-servers HOST:PORT] [--records N]\n",
                  argv[0]);
@@ -58,15 +49,11 @@ int main(int argc, char** argv) {
       "idempotent-example-" + std::to_string(std::random_device{}() % 100000);
 
   std::unique_ptr<exactly::broker::Broker> broker;
-  if (flags.bootstrap_servers.empty()) {
-    auto started = exactly::broker::Broker::Start({});
-    if (!started.ok()) {
-      std::fprintf(stderr, "cannot start the bundled broker: %s\n",
-                   started.status().ToString().c_str());
-      return 1;
-    }
-    broker = std::move(*started);
-    flags.bootstrap_servers = broker->bootstrap_servers();
+  if (!exactly::examples::StartBundledBrokerUnlessGiven(flags.bootstrap_servers,
+                                                        broker)) {
+    return 1;
+  }
+  if (broker != nullptr) {
     if (absl::Status s = broker->CreateTopic(topic, 3); !s.ok()) {
       std::fprintf(stderr, "create topic: %s\n", s.ToString().c_str());
       return 1;

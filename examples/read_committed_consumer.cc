@@ -24,6 +24,7 @@
 
 #include "exactly/broker/broker.h"
 #include "exactly/exactly.h"
+#include "example_support.h"
 
 namespace {
 
@@ -33,24 +34,6 @@ struct Flags {
   std::string group = "read-committed-example";
   int records = 10000;
 };
-
-bool ParseFlags(int argc, char** argv, Flags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--bootstrap-servers" && i + 1 < argc) {
-      flags.bootstrap_servers = argv[++i];
-    } else if (arg == "--topic" && i + 1 < argc) {
-      flags.topic = argv[++i];
-    } else if (arg == "--group" && i + 1 < argc) {
-      flags.group = argv[++i];
-    } else if (arg == "--records" && i + 1 < argc) {
-      flags.records = std::atoi(argv[++i]);
-    } else {
-      return false;
-    }
-  }
-  return flags.records > 0;
-}
 
 // Writes records "0".."n-1" in transactions of 100; after every third one, a
 // transaction of "aborted" records that is aborted.
@@ -157,7 +140,13 @@ bool ConsumeSession(const Flags& flags, const std::string& topic,
 
 int main(int argc, char** argv) {
   Flags flags;
-  if (!ParseFlags(argc, argv, flags)) {
+  if (!exactly::examples::ParseFlags(
+          argc, argv,
+          {{"--bootstrap-servers", &flags.bootstrap_servers},
+           {"--topic", &flags.topic},
+           {"--group", &flags.group},
+           {"--records", &flags.records}}) ||
+      !(flags.records > 0)) {
     std::fprintf(stderr,
                  "usage: %s [--bootstrap-servers HOST:PORT] [--topic T] "
                  "[--group G] [--records N]\n",
@@ -165,15 +154,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::unique_ptr<exactly::broker::Broker> broker;
-  if (flags.bootstrap_servers.empty()) {
-    auto started = exactly::broker::Broker::Start({});
-    if (!started.ok()) {
-      std::fprintf(stderr, "cannot start the bundled broker: %s\n",
-                   started.status().ToString().c_str());
-      return 1;
-    }
-    broker = std::move(*started);
-    flags.bootstrap_servers = broker->bootstrap_servers();
+  if (!exactly::examples::StartBundledBrokerUnlessGiven(flags.bootstrap_servers,
+                                                        broker)) {
+    return 1;
+  }
+  if (broker != nullptr) {
     std::printf("started the bundled broker at %s\n",
                 flags.bootstrap_servers.c_str());
   }

@@ -19,6 +19,7 @@
 
 #include "exactly/broker/broker.h"
 #include "exactly/exactly.h"
+#include "example_support.h"
 
 namespace {
 
@@ -28,27 +29,16 @@ struct Flags {
   int per_transaction = 500;
 };
 
-bool ParseFlags(int argc, char** argv, Flags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--bootstrap-servers" && i + 1 < argc) {
-      flags.bootstrap_servers = argv[++i];
-    } else if (arg == "--records" && i + 1 < argc) {
-      flags.records = std::atoi(argv[++i]);
-    } else if (arg == "--per-transaction" && i + 1 < argc) {
-      flags.per_transaction = std::atoi(argv[++i]);
-    } else {
-      return false;
-    }
-  }
-  return flags.records > 0 && flags.per_transaction > 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   Flags flags;
-  if (!ParseFlags(argc, argv, flags)) {
+  if (!exactly::examples::ParseFlags(
+          argc, argv,
+          {{"--bootstrap-servers", &flags.bootstrap_servers},
+           {"--records", &flags.records},
+           {"--per-transaction", &flags.per_transaction}}) ||
+      !(flags.records > 0 && flags.per_transaction > 0)) {
     std::fprintf(stderr,
                  "usage: %s [--bootstrap-servers HOST:PORT] [--records N] "
                  "[--per-transaction K]\n",
@@ -59,15 +49,11 @@ int main(int argc, char** argv) {
   const std::string topic = "payments-" + suffix;
 
   std::unique_ptr<exactly::broker::Broker> broker;
-  if (flags.bootstrap_servers.empty()) {
-    auto started = exactly::broker::Broker::Start({});
-    if (!started.ok()) {
-      std::fprintf(stderr, "cannot start the bundled broker: %s\n",
-                   started.status().ToString().c_str());
-      return 1;
-    }
-    broker = std::move(*started);
-    flags.bootstrap_servers = broker->bootstrap_servers();
+  if (!exactly::examples::StartBundledBrokerUnlessGiven(flags.bootstrap_servers,
+                                                        broker)) {
+    return 1;
+  }
+  if (broker != nullptr) {
     std::printf("started the bundled broker at %s\n",
                 flags.bootstrap_servers.c_str());
   }
@@ -134,37 +120,22 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // Read it back. The SDK's consumer is read_committed by default.
-  exactly::ConsumerOptions consumer_options;
-  consumer_options.bootstrap_servers = flags.bootstrap_servers;
-  consumer_options.group_id = "payments-checker-" + suffix;
-  consumer_options.properties["auto.offset.reset"] = "earliest";
-  auto consumer = exactly::Consumer::Create(consumer_options);
-  if (!consumer.ok() || !(*consumer)->Subscribe({topic}).ok()) {
-    std::fprintf(stderr, "cannot create or subscribe the consumer\n");
-    return 1;
-  }
+  // Read it back. The SDK's consumer is read_committed by default. The
+  // aborted transaction lies before the last committed one, so by the time
+  // all N committed records are read it would have shown up.
   std::set<std::string> seen;
   int read = 0, aborted_seen = 0;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  // The aborted transaction lies before the last committed one, so by the
-  // time all N committed records are read it would have shown up.
-  while (static_cast<int>(seen.size()) < flags.records &&
-         std::chrono::steady_clock::now() < deadline) {
-    auto batch = (*consumer)->PollBatch(1000, std::chrono::milliseconds(200));
-    if (!batch.ok()) {
-      std::fprintf(stderr, "poll: %s\n", batch.status().ToString().c_str());
-      continue;
-    }
-    for (const exactly::Message& m : *batch) {
-      ++read;
-      if (m.value().starts_with("aborted-")) ++aborted_seen;
-      seen.insert(std::string(m.value()));
-    }
+  if (!exactly::examples::ReadTopic(
+          flags.bootstrap_servers, topic, "payments-checker-" + suffix,
+          std::chrono::seconds(60),
+          [&](const exactly::Message& m) {
+            ++read;
+            if (m.value().starts_with("aborted-")) ++aborted_seen;
+            seen.insert(std::string(m.value()));
+          },
+          [&] { return static_cast<int>(seen.size()) >= flags.records; })) {
+    return 1;
   }
-  // Leaves the group; the messages read are already gone.
-  (*consumer)->Close().IgnoreError();
   std::printf(
       "read_committed consumer: %d records read, %zu distinct, %d from the "
       "aborted transaction\n",
