@@ -44,15 +44,15 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
     return IOStatus::NotSupported("positioned appends are not tracked");
   }
   IOStatus Sync(const IOOptions& o, IODebugContext* d) override {
-    if (fs_->no_space())
-      return IOStatus::NoSpace("injected: no space left on device");
+    if (IOStatus injected = fs_->InjectedSyncError(); !injected.ok())
+      return injected;
     IOStatus s = FSWritableFileOwnerWrapper::Sync(o, d);
     if (s.ok()) fs_->OnSync(name_);
     return s;
   }
   IOStatus Fsync(const IOOptions& o, IODebugContext* d) override {
-    if (fs_->no_space())
-      return IOStatus::NoSpace("injected: no space left on device");
+    if (IOStatus injected = fs_->InjectedSyncError(); !injected.ok())
+      return injected;
     IOStatus s = FSWritableFileOwnerWrapper::Fsync(o, d);
     if (s.ok()) fs_->OnSync(name_);
     return s;
@@ -164,6 +164,13 @@ void FaultInjectingFileSystem::OnAppend(const std::string& fname,
                                         uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   files_[fname].size += bytes;
+}
+
+IOStatus FaultInjectingFileSystem::InjectedSyncError() const {
+  if (no_space()) return IOStatus::NoSpace("injected: no space left on device");
+  if (syncs_fail_.load())
+    return IOStatus::IOError("injected: fsync failed (EIO)");
+  return IOStatus::OK();
 }
 
 void FaultInjectingFileSystem::OnSync(const std::string& fname) {

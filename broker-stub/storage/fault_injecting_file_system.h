@@ -8,7 +8,8 @@
 // it would after a real power loss.
 //
 // Disk full: SetNoSpace(true) makes every write and sync fail with RocksDB's
-// NoSpace error.
+// NoSpace error. A failing disk: SetSyncsFail(true) makes syncs fail with an
+// I/O error while writes still reach the page cache (what fsync's EIO means).
 #ifndef EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_
 #define EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_
 
@@ -44,6 +45,9 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
 
   void SetNoSpace(bool no_space) { no_space_.store(no_space); }
   bool no_space() const { return no_space_.load(); }
+  void SetSyncsFail(bool fail) { syncs_fail_.store(fail); }
+  // The error a sync returns now, if any.
+  rocksdb::IOStatus InjectedSyncError() const;
 
   rocksdb::IOStatus NewWritableFile(
       const std::string& fname, const rocksdb::FileOptions& opts,
@@ -82,6 +86,7 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
   std::mutex mu_;
   std::map<std::string, FileState> files_;
   std::atomic<bool> no_space_{false};
+  std::atomic<bool> syncs_fail_{false};
   std::atomic<bool> power_cut_{false};
 };
 

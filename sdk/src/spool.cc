@@ -4,11 +4,12 @@
 #include "exactly/spool.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
 #include <atomic>
+#include <cctype>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -43,6 +44,13 @@ constexpr char kSpoolSeqHeader[] = "exactly.spool.seq";
 // next call resumes it), so that Close() is not held up by a dead broker
 // for a whole transaction timeout.
 constexpr std::chrono::milliseconds kDrainerCallTimeout{5000};
+
+// Whether `seq` is in one of `ranges` (first -> last).
+bool InRanges(const std::map<uint64_t, uint64_t>& ranges, uint64_t seq) {
+  auto it = ranges.upper_bound(seq);
+  if (it == ranges.begin()) return false;
+  return seq <= std::prev(it)->second;
+}
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -123,8 +131,8 @@ absl::Status Validate(const SpoolOptions& options) {
         "checkpoint_topic must have 1 to 249 characters");
   }
   for (char c : options.checkpoint_topic) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
-          c == '_' || c == '-')) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+          c == '-')) {
       return absl::InvalidArgumentError(absl::StrCat(
           "checkpoint_topic \"", options.checkpoint_topic,
           "\" may only contain letters, digits, '.', '_' and '-'"));
@@ -162,15 +170,24 @@ class SpooledProducer::Impl {
   bool exactly_once() const { return exactly_once_; }
 
  private:
-  // One Send/SendBatch waiting for its group commit.
+  // One Send/SendBatch waiting for its group commit. Each has its own
+  // condition variable, so that finishing a stage wakes exactly the threads
+  // it concerns (on 2 cores a thundering herd costs more than the write).
   struct Waiter {
     std::vector<spool::EncodedRecord> records;
     std::string cursor;
     bool has_cursor = false;
     uint64_t bytes = 0;
     uint64_t first_seq = 0;
+    bool written = false;  // in the WAL, waiting for a sync (kAlways)
     bool done = false;
     absl::Status status;
+    std::condition_variable wake;  // done, or its turn to write or sync
+  };
+  // A group commit written to the WAL and waiting for its sync.
+  struct WrittenGroup {
+    std::vector<Waiter*> sends;
+    int64_t written_ms = 0;
   };
   // Append time of the records from first_seq on, for the oldest-age metric.
   struct AgeSample {
@@ -184,7 +201,15 @@ class SpooledProducer::Impl {
     uint64_t bytes = 0;    // their stored bytes
   };
 
+  // The group commit, in two stages that overlap (see Append): one thread
+  // writes the queued Sends to the WAL while another syncs the groups
+  // written before.
   void WriteGroup(std::unique_lock<std::mutex>& lock);
+  void SyncGroups(std::unique_lock<std::mutex>& lock);
+  // With mu_ held: `group` is durable (or failed with `status`); wakes its
+  // Sends.
+  void FinishGroup(const std::vector<Waiter*>& group,
+                   const absl::Status& status, int64_t written_ms);
   void Report(const absl::Status& status) {
     internal::ReportError(options_.on_error, status);
   }
@@ -212,8 +237,7 @@ class SpooledProducer::Impl {
                                        uint64_t)>& send);
   void QuarantineRecord(uint64_t seq, std::string_view stored,
                         const std::string& reason);
-  void QuarantineMissing(uint64_t first, uint64_t last,
-                         const std::string& why);
+  void QuarantineMissing(uint64_t first, uint64_t last, const std::string& why);
   // Marks everything through batch.last committed: metrics (when `ours`:
   // this instance's transaction), waiters, and the local delete.
   void Committed(const Batch& batch, uint64_t previous, bool ours);
@@ -236,17 +260,23 @@ class SpooledProducer::Impl {
   std::unique_ptr<spool::SpoolStore> store_;
 
   mutable std::mutex mu_;
-  std::condition_variable group_cv_;    // group commit done
+  std::condition_variable idle_cv_;     // no Send being written or synced
   std::condition_variable space_cv_;    // room in the spool
   std::condition_variable records_cv_;  // new durable records, or stop
   std::condition_variable drained_cv_;  // watermark moved
-  std::deque<Waiter*> queue_;
-  bool leader_ = false;
+  std::deque<Waiter*> queue_;           // Sends not yet written
+  bool writing_ = false;                // a thread is writing a group
+  std::vector<WrittenGroup> unsynced_;  // waiting for a sync (kAlways)
+  bool syncing_ = false;                // a thread is syncing the WAL
+  // Groups that were written but whose sync failed (first -> last sequence):
+  // their Sends failed, so the drainer skips them (and RocksDB is asked to
+  // delete them).
+  std::map<uint64_t, uint64_t> withdrawn_;
   bool closed_ = false;
-  uint64_t next_seq_ = 1;     // next sequence to hand out
-  uint64_t durable_seq_ = 0;  // every sequence <= this is written
+  uint64_t next_seq_ = 1;       // next sequence to hand out
+  uint64_t durable_seq_ = 0;    // every sequence <= this is written
   uint64_t committed_seq_ = 0;  // the watermark: <= this is in Kafka
-  uint64_t depth_ = 0;        // records held (and reserved by Sends)
+  uint64_t depth_ = 0;          // records held (and reserved by Sends)
   uint64_t bytes_ = 0;
   std::deque<AgeSample> ages_;
   std::set<uint64_t> quarantined_seqs_;  // > committed_seq_
@@ -277,6 +307,7 @@ class SpooledProducer::Impl {
   std::unique_ptr<Producer> producer_;
   std::unique_ptr<spool::CheckpointReader> reader_;
   std::set<std::string, std::less<>> warm_topics_;  // of the current producer
+  std::map<uint64_t, uint64_t> withdrawn_seen_;     // withdrawn_, as last read
 
   std::thread drainer_;
   std::thread syncer_;
@@ -290,7 +321,8 @@ absl::Status SpooledProducer::Impl::Open() {
   if (!store.ok()) return store.status();
   store_ = std::move(*store);
   for (const std::string& event : state.events) {
-    Report(absl::DataLossError(absl::StrCat("spool ", options_.dir, ": ", event)));
+    Report(
+        absl::DataLossError(absl::StrCat("spool ", options_.dir, ": ", event)));
   }
   spool_id_ = state.spool_id;
   recovered_cursor_ = state.cursor;
@@ -333,12 +365,11 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
       return absl::InvalidArgumentError(
           absl::StrCat("partition ", r.partition, " is invalid"));
     }
-    if (static_cast<long>(r.key.size() + r.value.size()) >
-        max_message_bytes_) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "record of ", r.key.size() + r.value.size(),
-          " bytes exceeds message.max.bytes (", max_message_bytes_,
-          "): Kafka would refuse it"));
+    if (static_cast<long>(r.key.size() + r.value.size()) > max_message_bytes_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("record of ", r.key.size() + r.value.size(),
+                       " bytes exceeds message.max.bytes (", max_message_bytes_,
+                       "): Kafka would refuse it"));
     }
     Record copy = r;
     if (copy.timestamp_ms == 0) copy.timestamp_ms = now_ms;
@@ -351,8 +382,8 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
   if (n > options_.max_records || w.bytes > options_.max_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         n, " record(s) of ", w.bytes,
-        " bytes can never fit in the spool (max_records ",
-        options_.max_records, ", max_bytes ", options_.max_bytes, ")"));
+        " bytes can never fit in the spool (max_records ", options_.max_records,
+        ", max_bytes ", options_.max_bytes, ")"));
   }
 
   std::unique_lock<std::mutex> lock(mu_);
@@ -375,30 +406,36 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
     if (!space_cv_.wait_until(lock, deadline,
                               [&] { return fits() || closed_; })) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "spool full for ", options_.full_timeout.count(),
-          " ms: it holds ", depth_, " records / ", bytes_,
-          " bytes (max_records ", options_.max_records, ", max_bytes ",
-          options_.max_bytes, "); the record was not spooled"));
+          "spool full for ", options_.full_timeout.count(), " ms: it holds ",
+          depth_, " records / ", bytes_, " bytes (max_records ",
+          options_.max_records, ", max_bytes ", options_.max_bytes,
+          "); the record was not spooled"));
     }
     if (closed_) return absl::FailedPreconditionError("the spool is closed");
   }
   depth_ += n;
   bytes_ += w.bytes;
   queue_.push_back(&w);
-  while (!w.done) {
-    if (!leader_) {
+  // Whoever finds a stage free does it for everyone queued there; the others
+  // sleep until their group is done or the stage passes to them.
+  for (;;) {
+    if (w.done) return w.status;
+    if (!w.written && !writing_) {
       WriteGroup(lock);
+    } else if (w.written && !syncing_) {
+      SyncGroups(lock);
     } else {
-      group_cv_.wait(lock);
+      w.wake.wait(lock);
     }
   }
-  return w.status;
 }
 
-// Called with the lock held and no leader: becomes the leader, writes every
-// queued Send in one batch (one sync), and completes them.
+// Called with the lock held and no writer: writes every queued Send in one
+// RocksDB write batch. With SyncPolicy::kAlways the group then waits for a
+// sync, which the next group's write does not: writing group k+1 overlaps
+// syncing group k.
 void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
-  leader_ = true;
+  writing_ = true;
   std::vector<Waiter*> group(queue_.begin(), queue_.end());
   queue_.clear();
   const uint64_t first_seq = next_seq_;
@@ -416,10 +453,8 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
   const uint64_t next = next_seq_;
   lock.unlock();
 
-  absl::Status status =
-      store_->Append(batch, next, cursor, options_.sync == SyncPolicy::kAlways);
-  if (status.code() == absl::StatusCode::kResourceExhausted ||
-      status.code() == absl::StatusCode::kInternal) {
+  absl::Status status = store_->Append(batch, next, cursor, /*sync=*/false);
+  if (!status.ok()) {
     // RocksDB stops writing after an I/O error until resumed; a later
     // group (the disk may have room again) tries that first.
     status = internal::WithContext(
@@ -430,18 +465,72 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
   const int64_t now_ms = WallMs();
 
   lock.lock();
+  writing_ = false;
+  if (!queue_.empty()) queue_.front()->wake.notify_one();  // the next writer
+  if (!status.ok()) {
+    // Nothing of the group is in the WAL: its sequences were never used.
+    next_seq_ = first_seq;
+    FinishGroup(group, status, now_ms);
+  } else if (options_.sync == SyncPolicy::kAlways) {
+    // This thread's Send is in the group: it syncs next if nobody is.
+    for (Waiter* w : group) w->written = true;
+    unsynced_.push_back({std::move(group), now_ms});
+  } else {
+    FinishGroup(group, status, now_ms);
+    ++unsynced_groups_;  // for the interval syncer
+  }
+  if (queue_.empty() && unsynced_.empty() && !syncing_) idle_cv_.notify_all();
+}
+
+// Called with the lock held, no syncer and written groups waiting: makes
+// every group written so far durable with one WAL sync.
+void SpooledProducer::Impl::SyncGroups(std::unique_lock<std::mutex>& lock) {
+  syncing_ = true;
+  std::vector<WrittenGroup> groups = std::move(unsynced_);
+  unsynced_.clear();
+  lock.unlock();
+
+  absl::Status status = store_->SyncWal();
+  if (!status.ok()) {
+    status = internal::WithContext(
+        status,
+        "the record(s) were not spooled (records accepted before are safe)");
+    store_->Resume().IgnoreError();
+    // Written but not durable: make sure they are never sent (their Sends
+    // fail). The delete is best effort; the drainer skips them regardless.
+    const Waiter* last_send = groups.back().sends.back();
+    const uint64_t first = groups.front().sends.front()->first_seq;
+    const uint64_t last = last_send->first_seq + last_send->records.size() - 1;
+    store_->DeleteRecords(first, last).IgnoreError();
+    lock.lock();
+    withdrawn_.emplace(first, last);
+  } else {
+    lock.lock();
+  }
+  syncing_ = false;
+  if (!unsynced_.empty()) {
+    unsynced_.front().sends.front()->wake.notify_one();  // the next syncer
+  }
+  for (const WrittenGroup& g : groups)
+    FinishGroup(g.sends, status, g.written_ms);
+  if (queue_.empty() && unsynced_.empty() && !writing_) idle_cv_.notify_all();
+}
+
+void SpooledProducer::Impl::FinishGroup(const std::vector<Waiter*>& group,
+                                        const absl::Status& status,
+                                        int64_t written_ms) {
+  const uint64_t first_seq = group.front()->first_seq;
+  uint64_t records = 0;
+  for (Waiter* w : group) records += w->records.size();
   if (status.ok()) {
-    durable_seq_ = next - 1;
-    appended_ += next - first_seq;
+    durable_seq_ = first_seq + records - 1;
+    appended_ += records;
     ++group_commits_;
-    ++unsynced_groups_;
-    if (ages_.empty() || now_ms - ages_.back().append_ms >= 10) {
-      ages_.push_back({first_seq, now_ms});
+    if (ages_.empty() || written_ms - ages_.back().append_ms >= 10) {
+      ages_.push_back({first_seq, written_ms});
     }
     records_cv_.notify_all();
   } else {
-    // Nothing of the group is on disk: its sequences were never used.
-    next_seq_ = first_seq;
     for (Waiter* w : group) {
       depth_ -= w->records.size();
       bytes_ -= w->bytes;
@@ -451,9 +540,8 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
   for (Waiter* w : group) {
     w->status = status;
     w->done = true;
+    w->wake.notify_one();
   }
-  leader_ = false;
-  group_cv_.notify_all();
 }
 
 void SpooledProducer::Impl::SyncerMain() {
@@ -475,7 +563,8 @@ absl::Status SpooledProducer::Impl::Flush(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t target = durable_seq_;
   const bool done = drained_cv_.wait_for(lock, timeout, [&] {
-    return committed_seq_ >= target || !drainer_status_.ok() || store_ == nullptr;
+    return committed_seq_ >= target || !drainer_status_.ok() ||
+           store_ == nullptr;
   });
   if (committed_seq_ >= target) return absl::OkStatus();
   if (!drainer_status_.ok()) return drainer_status_;
@@ -497,7 +586,9 @@ absl::Status SpooledProducer::Impl::Close(
       closed_ = true;
       space_cv_.notify_all();
     }
-    group_cv_.wait(lock, [&] { return queue_.empty() && !leader_; });
+    idle_cv_.wait(lock, [&] {
+      return queue_.empty() && !writing_ && unsynced_.empty() && !syncing_;
+    });
   }
   absl::Status status = absl::OkStatus();
   if (drain_timeout.count() > 0) status = Flush(drain_timeout);
@@ -592,8 +683,8 @@ bool SpooledProducer::Impl::WaitForRecords(Clock::time_point deadline) {
 
 void SpooledProducer::Impl::DrainerMain() {
   RetryPolicy policy = options_.producer.retry;
-  policy.initial_backoff = std::max(policy.initial_backoff,
-                                    std::chrono::milliseconds(50));
+  policy.initial_backoff =
+      std::max(policy.initial_backoff, std::chrono::milliseconds(50));
   policy.max_backoff = std::max(policy.max_backoff, policy.initial_backoff);
   std::chrono::milliseconds pause = policy.initial_backoff;
   while (!stopping_.load()) {
@@ -635,8 +726,8 @@ void SpooledProducer::Impl::DrainerMain() {
       return;
     }
     Report(internal::WithContext(
-        status, absl::StrCat("spool drainer (will retry in ", pause.count(),
-                             " ms)")));
+        status,
+        absl::StrCat("spool drainer (will retry in ", pause.count(), " ms)")));
     need_recovery_ = true;
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -716,17 +807,17 @@ absl::Status SpooledProducer::Impl::RecoverExactlyOnce() {
 
   // (3) The last checkpoint before the probe is the committed watermark.
   absl::StatusOr<std::optional<std::string>> value = reader_->ReadUntilProbe(
-      checkpoint_partition_, spool::CheckpointKey(transactional_id_),
-      probe_key, nonce, Clock::now() + timeout, &stopping_);
+      checkpoint_partition_, spool::CheckpointKey(transactional_id_), probe_key,
+      nonce, Clock::now() + timeout, &stopping_);
   if (!value.ok()) return value.status();
   uint64_t watermark = 0;
   if (value->has_value()) {
     auto parsed = spool::ParseCheckpoint(**value);
     if (!parsed.has_value()) {
-      Report(absl::DataLossError(absl::StrCat(
-          "spool ", options_.dir, ": the checkpoint in ",
-          options_.checkpoint_topic, " is unreadable (\"", **value,
-          "\"); relying on the local watermark")));
+      Report(absl::DataLossError(
+          absl::StrCat("spool ", options_.dir, ": the checkpoint in ",
+                       options_.checkpoint_topic, " is unreadable (\"", **value,
+                       "\"); relying on the local watermark")));
     } else if (parsed->first != spool_id_) {
       Report(absl::FailedPreconditionError(absl::StrCat(
           "spool ", options_.dir, ": the checkpoint of transactional.id \"",
@@ -740,7 +831,8 @@ absl::Status SpooledProducer::Impl::RecoverExactlyOnce() {
       Report(absl::FailedPreconditionError(absl::StrCat(
           "spool ", options_.dir, ": Kafka's checkpoint (sequence ",
           parsed->second, ") is ahead of this spool (next sequence ",
-          next_seq_at_open_, " when opened): is this an older copy of the "
+          next_seq_at_open_,
+          " when opened): is this an older copy of the "
           "directory?")));
       watermark = next_seq_at_open_ - 1;
       std::lock_guard<std::mutex> lock(mu_);
@@ -794,6 +886,9 @@ void SpooledProducer::Impl::Committed(const Batch& batch, uint64_t previous,
     }
     quarantined_seqs_.erase(quarantined_seqs_.begin(),
                             quarantined_seqs_.upper_bound(batch.last));
+    while (!withdrawn_.empty() && withdrawn_.begin()->second <= batch.last) {
+      withdrawn_.erase(withdrawn_.begin());
+    }
     space_cv_.notify_all();
     drained_cv_.notify_all();
   }
@@ -844,16 +939,28 @@ void SpooledProducer::Impl::QuarantineRecord(uint64_t seq,
 
 void SpooledProducer::Impl::QuarantineMissing(uint64_t first, uint64_t last,
                                               const std::string& why) {
-  // Sequences quarantined before are not missing.
+  // Sequences quarantined before are not missing, nor are those of Sends
+  // that failed after their write (withdrawn).
   std::vector<std::pair<uint64_t, uint64_t>> runs;
   {
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t s = first;
     while (s <= last) {
+      if (auto w = withdrawn_.upper_bound(s);
+          w != withdrawn_.begin() && s <= std::prev(w)->second) {
+        s = std::prev(w)->second + 1;
+        continue;
+      }
       auto it = quarantined_seqs_.lower_bound(s);
-      const uint64_t stop = it == quarantined_seqs_.end() || *it > last
-                                ? last + 1
-                                : *it;
+      uint64_t stop =
+          it == quarantined_seqs_.end() || *it > last ? last + 1 : *it;
+      if (auto w = withdrawn_.lower_bound(s);
+          w != withdrawn_.end() && w->first < stop) {
+        stop = w->first;
+        if (stop > s) runs.emplace_back(s, stop - 1);
+        s = stop;
+        continue;
+      }
       if (stop > s) runs.emplace_back(s, stop - 1);
       s = stop + 1;
     }
@@ -881,8 +988,8 @@ void SpooledProducer::Impl::QuarantineMissing(uint64_t first, uint64_t last,
         "spool ", options_.dir, ": ",
         a == b ? absl::StrCat("record ", a)
                : absl::StrCat(b - a + 1, " records ", a, "..", b),
-        " missing (", why, ")",
-        s.ok() ? "; noted in the quarantine" : "", ", the drainer goes on")));
+        " missing (", why, ")", s.ok() ? "; noted in the quarantine" : "",
+        ", the drainer goes on")));
   }
 }
 
@@ -895,14 +1002,16 @@ absl::Status SpooledProducer::Impl::Visit(
                       "their spool data was lost or unreadable");
   }
   batch.last = seq;
+  if (InRanges(withdrawn_seen_, seq)) return absl::OkStatus();  // Send failed
   if (!spool::CheckRecord(stored, seq)) {
     QuarantineRecord(seq, stored, "failed its CRC-32C check");
     return absl::OkStatus();
   }
   absl::StatusOr<spool::DecodedRecord> decoded = spool::DecodeRecord(stored);
   if (!decoded.ok()) {
-    QuarantineRecord(seq, stored,
-                     absl::StrCat("does not decode: ", decoded.status().message()));
+    QuarantineRecord(
+        seq, stored,
+        absl::StrCat("does not decode: ", decoded.status().message()));
     return absl::OkStatus();
   }
   absl::Status s = send(seq, *decoded, stored.size());
@@ -921,6 +1030,9 @@ absl::Status SpooledProducer::Impl::CollectRecords(
   {
     std::lock_guard<std::mutex> lock(mu_);
     durable = durable_seq_;
+    if (withdrawn_seen_.size() != withdrawn_.size()) {
+      withdrawn_seen_ = withdrawn_;
+    }
   }
   while (batch.last < durable && !full(batch)) {
     absl::Status sent;
@@ -948,10 +1060,10 @@ absl::Status SpooledProducer::Impl::CollectRecords(
       sent = Visit(batch, seq, **one, send);
       if (!sent.ok()) return sent;
     } else {
-      QuarantineMissing(seq, seq,
-                        absl::StrCat("unreadable: ",
-                                     one.ok() ? read.message()
-                                              : one.status().message()));
+      QuarantineMissing(
+          seq, seq,
+          absl::StrCat("unreadable: ",
+                       one.ok() ? read.message() : one.status().message()));
       batch.last = seq;
     }
     if (batch.last == before) break;  // no progress: give up this round
@@ -961,11 +1073,11 @@ absl::Status SpooledProducer::Impl::CollectRecords(
 
 void SpooledProducer::Impl::WarmUp(std::string_view topic) {
   if (warm_topics_.find(topic) != warm_topics_.end()) return;
-  rd_kafka_t* rk =
-      txn_producer_ != nullptr
-          ? internal::ProducerAccess::Handle(*txn_producer_)
-          : producer_ != nullptr ? internal::ProducerAccess::Handle(*producer_)
-                                 : nullptr;
+  rd_kafka_t* rk = txn_producer_ != nullptr
+                       ? internal::ProducerAccess::Handle(*txn_producer_)
+                   : producer_ != nullptr
+                       ? internal::ProducerAccess::Handle(*producer_)
+                       : nullptr;
   if (rk == nullptr) return;
   // Best effort: without it the first record just waits a little longer.
   internal::WarmUpTopic(rk, std::string(topic), std::chrono::seconds(5))
@@ -1122,11 +1234,14 @@ absl::Status SpooledProducer::Impl::DrainAtLeastOnce() {
       // Only the prefix before the first failure counts as delivered; the
       // rest is sent again (at least once).
       done = Batch{.last = through};
-      store_->Scan(previous + 1, through, [&](uint64_t, std::string_view v) {
-        ++done.records;
-        done.bytes += v.size();
-        return true;
-      }).IgnoreError();
+      store_
+          ->Scan(previous + 1, through,
+                 [&](uint64_t, std::string_view v) {
+                   ++done.records;
+                   done.bytes += v.size();
+                   return true;
+                 })
+          .IgnoreError();
     }
     const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(
         Clock::now() - collected);

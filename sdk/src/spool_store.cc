@@ -424,6 +424,14 @@ absl::Status SpoolStore::DeleteCommitted(uint64_t from, uint64_t through) {
                      "spool delete committed");
 }
 
+absl::Status SpoolStore::DeleteRecords(uint64_t from, uint64_t through) {
+  rocksdb::WriteBatch batch;
+  batch.DeleteRange(SeqKey(kRecordPrefix, from),
+                    SeqKey(kRecordPrefix, through + 1));
+  return FromRocksDb(db_->Write(rocksdb::WriteOptions(), &batch),
+                     "spool delete withdrawn");
+}
+
 void SpoolStore::DropCommittedFiles(uint64_t through) {
   const std::string begin(1, kRecordPrefix);
   const std::string end = SeqKey(kRecordPrefix, through);

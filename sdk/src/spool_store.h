@@ -53,10 +53,10 @@ struct StoreOptions {
 // What opening found.
 struct StoreState {
   std::string spool_id;
-  bool created = false;     // a new spool
-  uint64_t next_seq = 1;    // sequences start at 1
-  uint64_t committed = 0;   // last sequence known committed (0: none)
-  uint64_t sent = 0;        // at-least-once: last sequence handed over
+  bool created = false;    // a new spool
+  uint64_t next_seq = 1;   // sequences start at 1
+  uint64_t committed = 0;  // last sequence known committed (0: none)
+  uint64_t sent = 0;       // at-least-once: last sequence handed over
   // The last record with a cursor: its sequence and cursor.
   uint64_t cursor_seq = 0;
   std::string cursor;
@@ -92,12 +92,10 @@ class SpoolStore {
   // One group commit: sealed records (sequence, value) in order, the next
   // sequence, and the last cursor (if any record had one), in one write
   // batch; `sync` makes it durable before returning.
-  absl::Status Append(const std::vector<std::pair<uint64_t, std::string_view>>&
-                          records,
-                      uint64_t next_seq,
-                      const std::optional<std::pair<uint64_t, std::string>>&
-                          cursor,
-                      bool sync);
+  absl::Status Append(
+      const std::vector<std::pair<uint64_t, std::string_view>>& records,
+      uint64_t next_seq,
+      const std::optional<std::pair<uint64_t, std::string>>& cursor, bool sync);
   // Forces the WAL to stable storage.
   absl::Status SyncWal();
 
@@ -114,6 +112,9 @@ class SpoolStore {
   // committed watermark. Not synced: Kafka's checkpoint is the truth, a lost
   // delete is redone after a restart.
   absl::Status DeleteCommitted(uint64_t from, uint64_t through);
+  // Deletes the records in [from, through] (not synced): a group whose
+  // sync failed, so that it is not sent.
+  absl::Status DeleteRecords(uint64_t from, uint64_t through);
   // Drops SST files holding only records <= through, without reading them.
   void DropCommittedFiles(uint64_t through);
   // Moves a record into the quarantine (deleting it from the records when

@@ -46,7 +46,8 @@ std::map<std::string, std::vector<std::string>> ByKey(
 
 // Runs `exactly-spool ARGS`; its exit status and output.
 std::pair<int, std::string> RunTool(const std::string& args) {
-  const std::string command = std::string(EXACTLY_SPOOL_TOOL) + " " + args + " 2>&1";
+  const std::string command =
+      std::string(EXACTLY_SPOOL_TOOL) + " " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -109,7 +110,8 @@ TEST_F(SpooledProducerTest, ABatchIsOneWriteAndOneSync) {
   std::vector<std::string> values;
   for (int i = 0; i < 100; ++i) values.push_back(Value(i));
   std::vector<Record> records;
-  for (const std::string& v : values) records.push_back({.topic = topic, .value = v});
+  for (const std::string& v : values)
+    records.push_back({.topic = topic, .value = v});
   ASSERT_TRUE((*spool)->SendBatch(records, "99").ok());
   EXPECT_EQ((*spool)->metrics().appended, 100u);
   EXPECT_EQ((*spool)->metrics().group_commits, 1u);
@@ -151,8 +153,9 @@ TEST_F(SpooledProducerTest, SendReturnsBeforeKafkaHasTheRecordAndResumesAfter) {
   EXPECT_EQ((*spool)->recovered_cursor(), "49");
   EXPECT_EQ((*spool)->metrics().depth, 50u);
   for (int i = 50; i < 80; ++i) {
-    ASSERT_TRUE((*spool)->Send({.topic = topic, .key = "k", .value = Value(i)},
-                               std::to_string(i))
+    ASSERT_TRUE((*spool)
+                    ->Send({.topic = topic, .key = "k", .value = Value(i)},
+                           std::to_string(i))
                     .ok());
   }
   ASSERT_TRUE((*spool)->Flush(kPatience).ok());
@@ -222,7 +225,8 @@ TEST_F(SpooledProducerTest, WithoutATransactionalIdRecordsCarryDedupHeaders) {
   ASSERT_TRUE(spool.ok()) << spool.status();
   EXPECT_FALSE((*spool)->exactly_once());
   for (int i = 0; i < 40; ++i) {
-    ASSERT_TRUE((*spool)->Send({.topic = topic, .key = "k", .value = Value(i)}).ok());
+    ASSERT_TRUE(
+        (*spool)->Send({.topic = topic, .key = "k", .value = Value(i)}).ok());
   }
   ASSERT_TRUE((*spool)->Flush(kPatience).ok());
   const std::string id = (*spool)->spool_id();
@@ -264,10 +268,12 @@ TEST_F(SpooledProducerTest, AnotherInstanceWithTheSameIdStopsTheDrainer) {
             Expected(0, 1));
 }
 
-TEST_F(SpooledProducerTest, AFullSpoolFailsAtOnceWhenConfiguredAndLosesNothing) {
+TEST_F(SpooledProducerTest,
+       AFullSpoolFailsAtOnceWhenConfiguredAndLosesNothing) {
   SKIP_WITHOUT_BUNDLED_BROKER();
   const std::string topic = NewTopic("spool-full-fail", 1);
-  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
   o.max_records = 10;
   o.when_full = SpoolFullPolicy::kFail;
   BlockDrainer();
@@ -294,7 +300,8 @@ TEST_F(SpooledProducerTest, AFullSpoolFailsAtOnceWhenConfiguredAndLosesNothing) 
 TEST_F(SpooledProducerTest, AFullSpoolBlocksUntilTheDrainerMakesRoom) {
   SKIP_WITHOUT_BUNDLED_BROKER();
   const std::string topic = NewTopic("spool-full-block", 1);
-  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
   o.max_records = 5;
   o.when_full = SpoolFullPolicy::kBlock;
   o.full_timeout = std::chrono::milliseconds(50);
@@ -306,7 +313,8 @@ TEST_F(SpooledProducerTest, AFullSpoolBlocksUntilTheDrainerMakesRoom) {
   }
   // Blocked for full_timeout, then refused: not dropped.
   absl::Status timed_out = (*spool)->Send({.topic = topic, .value = "refused"});
-  EXPECT_EQ(timed_out.code(), absl::StatusCode::kResourceExhausted) << timed_out;
+  EXPECT_EQ(timed_out.code(), absl::StatusCode::kResourceExhausted)
+      << timed_out;
   EXPECT_THAT(timed_out.message(), HasSubstr("spool full for 50 ms"));
   (*spool)->Close().IgnoreError();
 
@@ -340,8 +348,10 @@ TEST_F(SpooledProducerTest, ADiskFullFailsTheSendThatHitItAndLosesNothing) {
   const std::string topic = NewTopic("spool-enospc", 1);
   auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
       rocksdb::FileSystem::Default());
-  std::unique_ptr<rocksdb::Env> env = broker::FaultInjectingFileSystem::NewEnv(fs);
-  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  std::unique_ptr<rocksdb::Env> env =
+      broker::FaultInjectingFileSystem::NewEnv(fs);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
   o.env = env.get();
   auto spool = SpooledProducer::Create(o);
   ASSERT_TRUE(spool.ok()) << spool.status();
@@ -370,6 +380,52 @@ TEST_F(SpooledProducerTest, ADiskFullFailsTheSendThatHitItAndLosesNothing) {
   EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)), accepted);
 }
 
+// A failed fsync after the group reached the WAL: the Sends of that group
+// fail, and their records, though written, are never sent; the spool goes on
+// once syncs work again.
+TEST_F(SpooledProducerTest, AFailedSyncFailsItsSendsAndTheirRecordsAreNotSent) {
+  const std::string topic = NewTopic("spool-eio", 1);
+  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
+      rocksdb::FileSystem::Default());
+  std::unique_ptr<rocksdb::Env> env =
+      broker::FaultInjectingFileSystem::NewEnv(fs);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.env = env.get();
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  std::multiset<std::string> accepted;
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
+    accepted.insert(Value(i));
+  }
+  fs->SetSyncsFail(true);
+  int failed = 0;
+  for (int i = 10; i < 15; ++i) {
+    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
+    if (s.ok()) {
+      accepted.insert(Value(i));
+      continue;
+    }
+    ++failed;
+    EXPECT_THAT(s.message(), HasSubstr("fsync failed"));
+    EXPECT_THAT(s.message(), HasSubstr("not spooled"));
+  }
+  EXPECT_EQ(failed, 5);
+  fs->SetSyncsFail(false);
+  for (int i = 15; i < 30; ++i) {
+    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
+    ASSERT_TRUE(s.ok()) << s;
+    accepted.insert(Value(i));
+  }
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  EXPECT_EQ((*spool)->metrics().appended, 25u);
+  EXPECT_EQ((*spool)->metrics().quarantined, 0u);
+  EXPECT_EQ((*spool)->metrics().depth, 0u);
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)), accepted);
+}
+
 class SpoolCorruptionTest : public SpoolTest {
  protected:
   // Spools records 0..59 (three batches of 20: three group commits) while
@@ -383,7 +439,8 @@ class SpoolCorruptionTest : public SpoolTest {
       std::vector<std::string> values;
       for (int i = 20 * b; i < 20 * b + 20; ++i) values.push_back(Padded(i));
       std::vector<Record> records;
-      for (const std::string& v : values) records.push_back({.topic = topic, .value = v});
+      for (const std::string& v : values)
+        records.push_back({.topic = topic, .value = v});
       ASSERT_TRUE((*spool)->SendBatch(records).ok());
     }
     (*spool)->Close().IgnoreError();
@@ -443,7 +500,8 @@ class SpoolCorruptionTest : public SpoolTest {
   }
 };
 
-TEST_F(SpoolCorruptionTest, FlippedBytesInTheWalAreQuarantinedTheRestDelivered) {
+TEST_F(SpoolCorruptionTest,
+       FlippedBytesInTheWalAreQuarantinedTheRestDelivered) {
   SKIP_WITHOUT_BUNDLED_BROKER();
   const std::string topic = NewTopic("spool-wal-damage", 1);
   const std::string txn = TestCluster::UniqueName("txn");
@@ -459,7 +517,8 @@ TEST_F(SpoolCorruptionTest, FlippedBytesInTheWalAreQuarantinedTheRestDelivered) 
   ExpectDeliveredExcept(dir, txn, topic, {15, 47});
 }
 
-TEST_F(SpoolCorruptionTest, FlippedBytesInAnSstFileAreQuarantinedTheRestDelivered) {
+TEST_F(SpoolCorruptionTest,
+       FlippedBytesInAnSstFileAreQuarantinedTheRestDelivered) {
   SKIP_WITHOUT_BUNDLED_BROKER();
   const std::string topic = NewTopic("spool-sst-damage", 1);
   const std::string txn = TestCluster::UniqueName("txn");
@@ -487,10 +546,14 @@ TEST_F(SpooledProducerTest, TheToolInspectsASpool) {
   const std::string dir = temp_.Sub("spool");
   BlockDrainer();
   {
-    auto spool = SpooledProducer::Create(SpoolOpts(dir, TestCluster::UniqueName("txn")));
+    auto spool =
+        SpooledProducer::Create(SpoolOpts(dir, TestCluster::UniqueName("txn")));
     ASSERT_TRUE(spool.ok()) << spool.status();
     for (int i = 0; i < 12; ++i) {
-      ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}, "c" + std::to_string(i)).ok());
+      ASSERT_TRUE((*spool)
+                      ->Send({.topic = topic, .value = Value(i)},
+                             "c" + std::to_string(i))
+                      .ok());
     }
     // While the producer owns the spool, the tool still reads it.
     auto [status, out] = RunTool("inspect " + dir);
@@ -542,7 +605,8 @@ TEST(SpoolOptionsTest, ValidateNamesTheProblem) {
 
 TEST_F(SpooledProducerTest, BadRecordsAreRefusedAtSend) {
   const std::string topic = NewTopic("spool-bad", 1);
-  SpoolOptions o = SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
   o.producer.properties["message.max.bytes"] = "1000";
   auto spool = SpooledProducer::Create(o);
   ASSERT_TRUE(spool.ok()) << spool.status();
