@@ -97,8 +97,9 @@ class _ProducerApi(ClosesOnExit):
 
     def _bind(self) -> None:
         # send() is the extension's own, with the same signature: no Python
-        # frame per record (the method below documents it).
-        self.send = self._native.send  # type: ignore[method-assign]
+        # frame and no pybind11 dispatch per record (the method below
+        # documents it).
+        self.send = self._native.bound_send()  # type: ignore[method-assign]
         self._completer: Optional[threading.Thread] = None
 
     def send(

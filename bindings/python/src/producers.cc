@@ -18,6 +18,7 @@
 #include "exactly/error.h"
 #include "exactly/producer.h"
 #include "exactly/transactional_producer.h"
+#include "fast_send.h"
 #include "natives.h"
 #include "off_thread.h"
 #include "producer_access.h"  // the SDK's: the handle, for send_batch
@@ -290,13 +291,18 @@ class PyTransactionalProducer final : public ProducerBase {
 
 template <typename T, typename Class>
 void DefineProducerApi(Class& cls) {
-  // send has the Python signature: exactly.Producer binds it directly
-  // (no Python frame per record).
+  // send has the Python signature; exactly.Producer installs bound_send()
+  // instead, the same call without pybind11's dispatcher (fast_send.h).
   cls.def("send", &T::Send, py::arg("topic"), py::arg("value") = py::none(),
           py::arg("key") = py::none(), py::kw_only(), py::arg("partition") = -1,
           py::arg("timestamp_ms") = 0, py::arg("headers") = py::none(),
           py::arg("on_delivery") = py::none(),
           "Queues one record (see exactly.Producer.send).")
+      .def(
+          "bound_send",
+          [](py::object self) { return MakeFastSend(self.cast<T*>(), self); },
+          "send, as a function bound to this producer that skips pybind11's "
+          "dispatcher (exactly.Producer installs it as its send)")
       .def("send_future", &T::SendFuture, py::arg("topic"), py::arg("value"),
            py::arg("key"), py::arg("partition"), py::arg("timestamp_ms"),
            py::arg("headers"), py::arg("complete"))

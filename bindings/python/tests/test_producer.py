@@ -40,6 +40,38 @@ def test_wrong_types_are_refused(exactly_broker, topic):
             p.send(None, b"v")
 
 
+def test_send_parses_its_arguments_like_a_python_function(exactly_broker,
+                                                          topic):
+    # send() is a hand-written CPython function (fast_send.cc): its
+    # signature must behave like the documented one.
+    exactly_broker.create_topic(topic, 2)
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send(topic=topic, value=b"kw", key=b"k", partition=0)
+        p.send(topic, b"p1", partition=1, timestamp_ms=1_700_000_000_000)
+        p.send(topic, None, b"tombstone", partition=0, headers=[("h", b"v")])
+        with pytest.raises(TypeError, match="unexpected keyword argument "
+                                            "'no_such'"):
+            p.send(topic, b"v", no_such=1)
+        with pytest.raises(TypeError, match="positional arguments"):
+            p.send(topic, b"v", b"k", 1)
+        with pytest.raises(TypeError, match="multiple values for argument "
+                                            "'value'"):
+            p.send(topic, b"v", value=b"w")
+        with pytest.raises(TypeError, match="missing required argument "
+                                            "'topic'"):
+            p.send(value=b"v")
+        with pytest.raises(TypeError, match="partition must be int"):
+            p.send(topic, b"v", partition="1")
+        with pytest.raises(OverflowError, match="partition"):
+            p.send(topic, b"v", partition=1 << 40)
+        p.flush()
+        assert p.send.__name__ == "send"
+    assert [(r.value, r.key, r.headers) for r in exactly_broker.records(
+        topic, 0)] == [(b"kw", b"k", []), (None, b"tombstone", [("h", b"v")])]
+    [p1] = exactly_broker.records(topic, 1)
+    assert p1.value == b"p1" and p1.timestamp_ms == 1_700_000_000_000
+
+
 def test_headers_partition_timestamp(exactly_broker, topic):
     exactly_broker.create_topic(topic, 3)
     with exactly.Producer(exactly_broker.bootstrap_servers) as p:
