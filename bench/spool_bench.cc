@@ -5,7 +5,8 @@
 // queue.buffering.max.messages=1000000).
 //
 //   spool_bench [--records N] [--send-records N] [--threads T] [--batch B]
-//               [--rounds R] [--latency-seconds S] [--dir DIR]
+//               [--rounds R] [--latency-seconds S] [--latency-rate R]
+//               [--dir DIR]
 //               2>&1 | grep -v exactly-broker
 // (the bundled broker logs group events on stderr).
 //
@@ -341,15 +342,20 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  // Latency at half the maximum durable Send rate, on a broker of its own.
+  // Latency at half the maximum durable Send rate (or at --latency-rate),
+  // on a broker of its own.
   const double max_send = Median(send_durable);
+  const double latency_rate =
+      static_cast<double>(args.Int("--latency-rate", 0));
   auto started = exactly::broker::Broker::Start({});
   if (!started.ok()) Die("cannot start the bundled broker");
   std::unique_ptr<exactly::broker::Broker> broker = std::move(*started);
   if (!broker->CreateTopic(kTopic, kPartitions).ok()) Die("create topic");
   Latency lat =
       PacedLatency(base + "/spool-latency", broker->bootstrap_servers(),
-                   "spool-latency", threads, max_send / 2, latency_seconds);
+                   "spool-latency", threads,
+                   latency_rate > 0 ? latency_rate : max_send / 2,
+                   latency_seconds);
   std::filesystem::remove_all(base + "/spool-latency");
 
   const double raw_rate = Median(raw);
