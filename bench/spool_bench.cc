@@ -129,6 +129,7 @@ struct SpoolRate {
   double drained = 0;  // records/s until Flush returned (committed to Kafka)
   uint64_t group_commits = 0;
   uint64_t transactions = 0;
+  double mean_commit_ms = 0;  // the drainer's commit, per transaction
 };
 
 // `threads` threads append `n` records in all, `batch` per call (1: Send, else
@@ -175,7 +176,8 @@ SpoolRate SpoolThroughput(const std::string& dir, const std::string& bootstrap,
   return {static_cast<double>(n) / durable_s,
           static_cast<double>(n) / drained_s,
           after.group_commits - before.group_commits,
-          after.transactions - before.transactions};
+          after.transactions - before.transactions,
+          static_cast<double>(after.mean_commit_latency.count()) / 1000};
 }
 
 struct Latency {
@@ -284,6 +286,7 @@ int main(int argc, char** argv) {
   std::vector<double> disk4k_ms;
   std::vector<double> disk4k_ops, disk4k_mb, disk1m_ops, disk1m_mb;
   uint64_t send_groups = 0, batch_groups = 0, send_txns = 0, batch_txns = 0;
+  std::vector<double> batch_commit_ms;
   int run = 0;
   for (int r = 0; r < rounds; ++r) {
     DiskRate d4 = SyncedWrites(base, 4096, 1.0);
@@ -327,6 +330,7 @@ int main(int argc, char** argv) {
           batch_drained.push_back(s.drained);
           batch_groups += s.group_commits;
           batch_txns += s.transactions;
+          batch_commit_ms.push_back(s.mean_commit_ms);
           break;
         }
       }
@@ -351,11 +355,9 @@ int main(int argc, char** argv) {
   if (!started.ok()) Die("cannot start the bundled broker");
   std::unique_ptr<exactly::broker::Broker> broker = std::move(*started);
   if (!broker->CreateTopic(kTopic, kPartitions).ok()) Die("create topic");
-  Latency lat =
-      PacedLatency(base + "/spool-latency", broker->bootstrap_servers(),
-                   "spool-latency", threads,
-                   latency_rate > 0 ? latency_rate : max_send / 2,
-                   latency_seconds);
+  Latency lat = PacedLatency(
+      base + "/spool-latency", broker->bootstrap_servers(), "spool-latency",
+      threads, latency_rate > 0 ? latency_rate : max_send / 2, latency_seconds);
   std::filesystem::remove_all(base + "/spool-latency");
 
   const double raw_rate = Median(raw);
@@ -375,12 +377,13 @@ int main(int argc, char** argv) {
            batch_drained, raw_rate);
   std::printf(
       "  records per group commit: Send x %d %.1f, SendBatch %.1f; records per "
-      "transaction: Send %.0f, SendBatch %.0f\n",
+      "transaction: Send %.0f, SendBatch %.0f (commit %.1f ms each, median)\n",
       threads,
       static_cast<double>(send_n) * rounds / std::max<uint64_t>(send_groups, 1),
       static_cast<double>(n) * rounds / std::max<uint64_t>(batch_groups, 1),
       static_cast<double>(send_n) * rounds / std::max<uint64_t>(send_txns, 1),
-      static_cast<double>(n) * rounds / std::max<uint64_t>(batch_txns, 1));
+      static_cast<double>(n) * rounds / std::max<uint64_t>(batch_txns, 1),
+      Median(batch_commit_ms));
 
   std::printf(
       "\ndisk (append + fdatasync in %s, median): 4 KiB %.0f ops/s (%.1f "
