@@ -282,6 +282,7 @@ class SpooledProducer::Impl {
   std::set<uint64_t> quarantined_seqs_;  // > committed_seq_
   uint64_t next_quarantine_ = 1;
   uint64_t unsynced_groups_ = 0;
+  int flushes_waiting_ = 0;  // Flush() calls waiting: the drainer hurries
   absl::Status drainer_status_;
   // Metrics.
   uint64_t appended_ = 0;
@@ -564,10 +565,13 @@ void SpooledProducer::Impl::SyncerMain() {
 absl::Status SpooledProducer::Impl::Flush(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t target = durable_seq_;
+  ++flushes_waiting_;
+  records_cv_.notify_all();  // the drainer commits without waiting for more
   const bool done = drained_cv_.wait_for(lock, timeout, [&] {
     return committed_seq_ >= target || !drainer_status_.ok() ||
            store_ == nullptr;
   });
+  --flushes_waiting_;
   if (committed_seq_ >= target) return absl::OkStatus();
   if (!drainer_status_.ok()) return drainer_status_;
   if (!done) {
@@ -1134,8 +1138,11 @@ absl::Status SpooledProducer::Impl::DrainExactlyOnce() {
       if (full(batch) || Clock::now() >= deadline) break;
       if (stopping_.load()) break;
       std::unique_lock<std::mutex> lock(mu_);
+      // A Flush() waiting: commit what there is rather than wait for more.
+      if (flushes_waiting_ > 0 && durable_seq_ <= batch.last) break;
       records_cv_.wait_until(lock, deadline, [&] {
-        return durable_seq_ > batch.last || stopping_.load();
+        return durable_seq_ > batch.last || stopping_.load() ||
+               flushes_waiting_ > 0;
       });
     }
     if (batch.last == previous) return absl::OkStatus();  // nothing at all

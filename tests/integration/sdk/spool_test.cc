@@ -123,6 +123,27 @@ TEST_F(SpooledProducerTest, ABatchIsOneWriteAndOneSync) {
   EXPECT_EQ(got, values);
 }
 
+// A transaction normally stays open for max_batch_time collecting records;
+// Flush() has the drainer commit what it holds at once instead.
+TEST_F(SpooledProducerTest, FlushDoesNotWaitForTheTransactionToFill) {
+  const std::string topic = NewTopic("spool-flush", 1);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.producer.properties["transaction.timeout.ms"] = "120000";
+  o.max_batch_time = std::chrono::seconds(60);
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
+    // Well under max_batch_time: only a hurried commit makes it.
+    ASSERT_TRUE((*spool)->Flush(std::chrono::seconds(20)).ok()) << i;
+    EXPECT_EQ((*spool)->metrics().committed, static_cast<uint64_t>(i + 1));
+  }
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)),
+            Expected(0, 2));
+}
+
 TEST_F(SpooledProducerTest, SendReturnsBeforeKafkaHasTheRecordAndResumesAfter) {
   SKIP_WITHOUT_BUNDLED_BROKER();
   const std::string topic = NewTopic("spool-resume", 2);
