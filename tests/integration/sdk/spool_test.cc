@@ -57,7 +57,39 @@ std::pair<int, std::string> RunTool(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-class SpooledProducerTest : public SpoolTest {};
+class SpooledProducerTest : public SpoolTest {
+ protected:
+  // A spool on a file system whose faults the test injects.
+  struct OnFaultyDisk {
+    std::shared_ptr<broker::FaultInjectingFileSystem> fs;
+    std::unique_ptr<rocksdb::Env> env;
+    std::unique_ptr<SpooledProducer> spool;
+  };
+  OnFaultyDisk OpenOnFaultyDisk() {
+    OnFaultyDisk d;
+    d.fs = std::make_shared<broker::FaultInjectingFileSystem>(
+        rocksdb::FileSystem::Default());
+    d.env = broker::FaultInjectingFileSystem::NewEnv(d.fs);
+    SpoolOptions o =
+        SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+    o.env = d.env.get();
+    auto spool = SpooledProducer::Create(o);
+    EXPECT_TRUE(spool.ok()) << spool.status();
+    if (spool.ok()) d.spool = std::move(*spool);
+    return d;
+  }
+
+  // Sends values first..last, each of which must be accepted.
+  static void SendAccepted(SpooledProducer& spool, const std::string& topic,
+                           int first, int last,
+                           std::multiset<std::string>& accepted) {
+    for (int i = first; i <= last; ++i) {
+      absl::Status s = spool.Send({.topic = topic, .value = Value(i)});
+      ASSERT_TRUE(s.ok()) << s;
+      accepted.insert(Value(i));
+    }
+  }
+};
 
 TEST_F(SpooledProducerTest, EveryRecordArrivesOnceAndInOrder) {
   constexpr int kThreads = 4;
@@ -367,37 +399,24 @@ TEST_F(SpooledProducerTest, AFullSpoolBlocksUntilTheDrainerMakesRoom) {
 
 TEST_F(SpooledProducerTest, ADiskFullFailsTheSendThatHitItAndLosesNothing) {
   const std::string topic = NewTopic("spool-enospc", 1);
-  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
-      rocksdb::FileSystem::Default());
-  std::unique_ptr<rocksdb::Env> env =
-      broker::FaultInjectingFileSystem::NewEnv(fs);
-  SpoolOptions o =
-      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
-  o.env = env.get();
-  auto spool = SpooledProducer::Create(o);
-  ASSERT_TRUE(spool.ok()) << spool.status();
+  OnFaultyDisk disk = OpenOnFaultyDisk();
+  ASSERT_NE(disk.spool, nullptr);
+  SpooledProducer& spool = *disk.spool;
   std::multiset<std::string> accepted;
-  for (int i = 0; i < 20; ++i) {
-    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
-    accepted.insert(Value(i));
-  }
-  fs->SetNoSpace(true);
+  SendAccepted(spool, topic, 0, 19, accepted);
+  disk.fs->SetNoSpace(true);
   for (int i = 20; i < 25; ++i) {
-    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
+    absl::Status s = spool.Send({.topic = topic, .value = Value(i)});
     EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
     EXPECT_THAT(s.message(), HasSubstr("No space left on device"));
     EXPECT_THAT(s.message(), HasSubstr("not spooled"));
   }
-  fs->SetNoSpace(false);
-  for (int i = 25; i < 40; ++i) {
-    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
-    ASSERT_TRUE(s.ok()) << s;
-    accepted.insert(Value(i));
-  }
-  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
-  EXPECT_EQ((*spool)->metrics().appended, 35u);
-  EXPECT_EQ((*spool)->metrics().quarantined, 0u);
-  ASSERT_TRUE((*spool)->Close().ok());
+  disk.fs->SetNoSpace(false);
+  SendAccepted(spool, topic, 25, 39, accepted);
+  ASSERT_TRUE(spool.Flush(kPatience).ok());
+  EXPECT_EQ(spool.metrics().appended, 35u);
+  EXPECT_EQ(spool.metrics().quarantined, 0u);
+  ASSERT_TRUE(spool.Close().ok());
   EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)), accepted);
 }
 
@@ -406,44 +425,25 @@ TEST_F(SpooledProducerTest, ADiskFullFailsTheSendThatHitItAndLosesNothing) {
 // once syncs work again.
 TEST_F(SpooledProducerTest, AFailedSyncFailsItsSendsAndTheirRecordsAreNotSent) {
   const std::string topic = NewTopic("spool-eio", 1);
-  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
-      rocksdb::FileSystem::Default());
-  std::unique_ptr<rocksdb::Env> env =
-      broker::FaultInjectingFileSystem::NewEnv(fs);
-  SpoolOptions o =
-      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
-  o.env = env.get();
-  auto spool = SpooledProducer::Create(o);
-  ASSERT_TRUE(spool.ok()) << spool.status();
+  OnFaultyDisk disk = OpenOnFaultyDisk();
+  ASSERT_NE(disk.spool, nullptr);
+  SpooledProducer& spool = *disk.spool;
   std::multiset<std::string> accepted;
-  for (int i = 0; i < 10; ++i) {
-    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
-    accepted.insert(Value(i));
-  }
-  fs->SetSyncsFail(true);
-  int failed = 0;
+  SendAccepted(spool, topic, 0, 9, accepted);
+  disk.fs->SetSyncsFail(true);
   for (int i = 10; i < 15; ++i) {
-    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
-    if (s.ok()) {
-      accepted.insert(Value(i));
-      continue;
-    }
-    ++failed;
+    absl::Status s = spool.Send({.topic = topic, .value = Value(i)});
+    EXPECT_FALSE(s.ok()) << i;
     EXPECT_THAT(s.message(), HasSubstr("fsync failed"));
     EXPECT_THAT(s.message(), HasSubstr("not spooled"));
   }
-  EXPECT_EQ(failed, 5);
-  fs->SetSyncsFail(false);
-  for (int i = 15; i < 30; ++i) {
-    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
-    ASSERT_TRUE(s.ok()) << s;
-    accepted.insert(Value(i));
-  }
-  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
-  EXPECT_EQ((*spool)->metrics().appended, 25u);
-  EXPECT_EQ((*spool)->metrics().quarantined, 0u);
-  EXPECT_EQ((*spool)->metrics().depth, 0u);
-  ASSERT_TRUE((*spool)->Close().ok());
+  disk.fs->SetSyncsFail(false);
+  SendAccepted(spool, topic, 15, 29, accepted);
+  ASSERT_TRUE(spool.Flush(kPatience).ok());
+  EXPECT_EQ(spool.metrics().appended, 25u);
+  EXPECT_EQ(spool.metrics().quarantined, 0u);
+  EXPECT_EQ(spool.metrics().depth, 0u);
+  ASSERT_TRUE(spool.Close().ok());
   EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)), accepted);
 }
 
