@@ -1036,9 +1036,9 @@ absl::Status SpooledProducer::Impl::CollectRecords(
   {
     std::lock_guard<std::mutex> lock(mu_);
     durable = durable_seq_;
-    if (withdrawn_seen_.size() != withdrawn_.size()) {
-      withdrawn_seen_ = withdrawn_;
-    }
+    // Almost always empty; copied whole, since comparing sizes would miss a
+    // range erased (committed) and another added.
+    withdrawn_seen_ = withdrawn_;
   }
   while (batch.last < durable && !full(batch)) {
     absl::Status sent;
