@@ -45,11 +45,13 @@ constexpr char kSpoolSeqHeader[] = "exactly.spool.seq";
 // for a whole transaction timeout.
 constexpr std::chrono::milliseconds kDrainerCallTimeout{5000};
 
-// Whether `seq` is in one of `ranges` (first -> last).
-bool InRanges(const std::map<uint64_t, uint64_t>& ranges, uint64_t seq) {
+// The range of `ranges` (first -> last) that holds `seq`, or ranges.end().
+std::map<uint64_t, uint64_t>::const_iterator RangeHolding(
+    const std::map<uint64_t, uint64_t>& ranges, uint64_t seq) {
   auto it = ranges.upper_bound(seq);
-  if (it == ranges.begin()) return false;
-  return seq <= std::prev(it)->second;
+  if (it == ranges.begin()) return ranges.end();
+  --it;
+  return seq <= it->second ? it : ranges.end();
 }
 
 int64_t WallMs() {
@@ -210,6 +212,9 @@ class SpooledProducer::Impl {
   // Sends.
   void FinishGroup(const std::vector<Waiter*>& group,
                    const absl::Status& status, int64_t written_ms);
+  // A failed group write or sync: resumes RocksDB, and says what the Sends
+  // get.
+  absl::Status NotSpooled(const absl::Status& status);
   void Report(const absl::Status& status) {
     internal::ReportError(options_.on_error, status);
   }
@@ -457,14 +462,7 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
 
   absl::Status status = store_->Append(batch, next, cursor, /*sync=*/false);
-  if (!status.ok()) {
-    // RocksDB stops writing after an I/O error until resumed; a later
-    // group (the disk may have room again) tries that first.
-    status = internal::WithContext(
-        status,
-        "the record(s) were not spooled (records accepted before are safe)");
-    store_->Resume().IgnoreError();
-  }
+  if (!status.ok()) status = NotSpooled(status);
   const int64_t now_ms = WallMs();
 
   lock.lock();
@@ -495,10 +493,7 @@ void SpooledProducer::Impl::SyncGroups(std::unique_lock<std::mutex>& lock) {
 
   absl::Status status = store_->SyncWal();
   if (!status.ok()) {
-    status = internal::WithContext(
-        status,
-        "the record(s) were not spooled (records accepted before are safe)");
-    store_->Resume().IgnoreError();
+    status = NotSpooled(status);
     // Written but not durable: make sure they are never sent (their Sends
     // fail). The delete is best effort; the drainer skips them regardless.
     const Waiter* last_send = groups.back().sends.back();
@@ -517,6 +512,15 @@ void SpooledProducer::Impl::SyncGroups(std::unique_lock<std::mutex>& lock) {
   for (const WrittenGroup& g : groups)
     FinishGroup(g.sends, status, g.written_ms);
   if (queue_.empty() && unsynced_.empty() && !writing_) idle_cv_.notify_all();
+}
+
+absl::Status SpooledProducer::Impl::NotSpooled(const absl::Status& status) {
+  // RocksDB stops writing after an I/O error until resumed; the next group
+  // (the disk may have room again) tries that first.
+  store_->Resume().IgnoreError();
+  return internal::WithContext(
+      status,
+      "the record(s) were not spooled (records accepted before are safe)");
 }
 
 void SpooledProducer::Impl::FinishGroup(const std::vector<Waiter*>& group,
@@ -952,23 +956,26 @@ void SpooledProducer::Impl::QuarantineMissing(uint64_t first, uint64_t last,
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t s = first;
     while (s <= last) {
-      if (auto w = withdrawn_.upper_bound(s);
-          w != withdrawn_.begin() && s <= std::prev(w)->second) {
-        s = std::prev(w)->second + 1;
+      if (auto w = RangeHolding(withdrawn_, s); w != withdrawn_.end()) {
+        s = w->second + 1;
         continue;
       }
-      auto it = quarantined_seqs_.lower_bound(s);
-      uint64_t stop =
-          it == quarantined_seqs_.end() || *it > last ? last + 1 : *it;
-      if (auto w = withdrawn_.lower_bound(s);
-          w != withdrawn_.end() && w->first < stop) {
-        stop = w->first;
-        if (stop > s) runs.emplace_back(s, stop - 1);
-        s = stop;
+      if (quarantined_seqs_.count(s) > 0) {
+        ++s;
         continue;
       }
-      if (stop > s) runs.emplace_back(s, stop - 1);
-      s = stop + 1;
+      // A run of missing records from s: up to the next sequence that is
+      // quarantined or withdrawn.
+      uint64_t stop = last + 1;
+      if (auto q = quarantined_seqs_.lower_bound(s);
+          q != quarantined_seqs_.end()) {
+        stop = std::min(stop, *q);
+      }
+      if (auto w = withdrawn_.lower_bound(s); w != withdrawn_.end()) {
+        stop = std::min(stop, w->first);
+      }
+      runs.emplace_back(s, stop - 1);
+      s = stop;
     }
   }
   for (const auto& [a, b] : runs) {
@@ -1008,7 +1015,9 @@ absl::Status SpooledProducer::Impl::Visit(
                       "their spool data was lost or unreadable");
   }
   batch.last = seq;
-  if (InRanges(withdrawn_seen_, seq)) return absl::OkStatus();  // Send failed
+  if (RangeHolding(withdrawn_seen_, seq) != withdrawn_seen_.end()) {
+    return absl::OkStatus();  // its Send failed
+  }
   if (!spool::CheckRecord(stored, seq)) {
     QuarantineRecord(seq, stored, "failed its CRC-32C check");
     return absl::OkStatus();

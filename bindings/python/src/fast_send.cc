@@ -40,7 +40,7 @@ constexpr const char* kNames[kArgCount] = {
     "timestamp_ms", "headers", "on_delivery"};
 constexpr Py_ssize_t kMaxPositional = kPartition;  // the rest keyword-only
 
-// Places the arguments; nullptr (with a TypeError set) when they do not fit
+// Places the arguments; false (with a TypeError set) when they do not fit
 // send()'s signature.
 bool ParseArgs(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
                PyObject* out[kArgCount]) {
