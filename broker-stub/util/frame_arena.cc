@@ -4,7 +4,10 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <mutex>
 #include <new>
+#include <utility>
+#include <vector>
 
 namespace exactly::broker {
 
@@ -59,7 +62,54 @@ class FrameArena::Chunk {
   char* base_ = nullptr;
 };
 
-FrameArena::FrameArena(FrameArenaOptions options) : options_(options) {}
+// Emptied chunks, mapped and faulted in, waiting to be cut into frames again.
+class FrameArena::SparePool {
+ public:
+  explicit SparePool(size_t capacity) : capacity_(capacity) {}
+
+  // Keeps `chunk` if there is room; otherwise it is unmapped (outside the
+  // lock) as it goes out of scope.
+  void Give(std::unique_ptr<Chunk> chunk) {
+    // Whatever the frames held is stale; under ASan nothing may read it again
+    // before it is handed out anew.
+    ASAN_POISON_MEMORY_REGION(chunk->base(), chunk->size());
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spares_.size() < capacity_) spares_.push_back(std::move(chunk));
+  }
+
+  std::unique_ptr<Chunk> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spares_.empty()) return nullptr;
+    std::unique_ptr<Chunk> chunk = std::move(spares_.back());
+    spares_.pop_back();
+    return chunk;
+  }
+
+ private:
+  const size_t capacity_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Chunk>> spares_;
+};
+
+FrameArena::FrameArena(FrameArenaOptions options)
+    : options_(options),
+      spares_(std::make_shared<SparePool>(options.spare_chunks)) {}
+
+std::shared_ptr<FrameArena::Chunk> FrameArena::NextChunk() {
+  std::unique_ptr<Chunk> chunk = spares_->Take();
+  if (chunk != nullptr) {
+    ++chunks_reused_;
+  } else {
+    chunk = std::make_unique<Chunk>(options_.chunk_bytes);
+    ++chunks_mapped_;
+  }
+  // The deleter runs where the chunk's last frame is released.
+  std::weak_ptr<SparePool> pool = spares_;
+  return std::shared_ptr<Chunk>(chunk.release(), [pool](Chunk* c) {
+    std::unique_ptr<Chunk> owned(c);
+    if (std::shared_ptr<SparePool> p = pool.lock()) p->Give(std::move(owned));
+  });
+}
 
 SharedBuffer FrameArena::Allocate(size_t size) {
   if (size < options_.min_frame_bytes) return NewSharedBuffer(size);
@@ -72,9 +122,8 @@ SharedBuffer FrameArena::Allocate(size_t size) {
   }
   if (current_ == nullptr || used_ + size + kRedZone > current_->size()) {
     // The old chunk lives on as long as frames cut from it do.
-    current_ = std::make_shared<Chunk>(options_.chunk_bytes);
+    current_ = NextChunk();
     used_ = 0;
-    ++chunks_mapped_;
   }
   char* frame = current_->base() + used_;
   ASAN_UNPOISON_MEMORY_REGION(frame, size);

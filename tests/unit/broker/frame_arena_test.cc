@@ -72,5 +72,65 @@ TEST(FrameArenaTest, FramesOutliveTheArenaAndEachOther) {
   EXPECT_EQ(kept[4095], 3);
 }
 
+// Four of these fill a chunk of SmallChunks(), with or without ASan's red
+// zones, and a fifth does not fit.
+constexpr size_t kQuarterFrame = (size_t{1} << 20) - 4096;
+
+// Fills `chunks` whole chunks of SmallChunks().
+std::vector<SharedBuffer> FillChunks(FrameArena& arena, int chunks,
+                                     unsigned char fill) {
+  std::vector<SharedBuffer> frames;
+  const size_t frame = kQuarterFrame;
+  for (int i = 0; i < 4 * chunks; ++i) {
+    SharedBuffer b = arena.Allocate(frame);
+    std::memset(b.get(), fill, frame);
+    frames.push_back(std::move(b));
+  }
+  return frames;
+}
+
+TEST(FrameArenaTest, AnEmptiedChunkIsReusedInsteadOfMappingAnother) {
+  FrameArena arena(SmallChunks());
+  std::vector<SharedBuffer> first = FillChunks(arena, 1, 1);
+  std::vector<SharedBuffer> second = FillChunks(arena, 1, 2);
+  ASSERT_EQ(arena.chunks_mapped(), 2u);
+  const char* first_chunk = first.front().get();
+  first.clear();  // retention dropped every frame of the first chunk
+  // The third chunk's frames are cut from the first chunk's memory, without
+  // touching the second chunk's live frames.
+  std::vector<SharedBuffer> third = FillChunks(arena, 1, 3);
+  EXPECT_EQ(arena.chunks_mapped(), 2u);
+  EXPECT_EQ(arena.chunks_reused(), 1u);
+  EXPECT_EQ(third.front().get(), first_chunk);
+  for (const SharedBuffer& b : second) {
+    ASSERT_EQ(b[0], 2);
+    ASSERT_EQ(b[kQuarterFrame - 1], 2);
+  }
+}
+
+TEST(FrameArenaTest, SpareChunksAreBounded) {
+  FrameArenaOptions options = SmallChunks();
+  options.spare_chunks = 1;
+  FrameArena arena(options);
+  std::vector<SharedBuffer> frames = FillChunks(arena, 3, 1);
+  std::vector<SharedBuffer> live = FillChunks(arena, 1, 2);
+  ASSERT_EQ(arena.chunks_mapped(), 4u);
+  frames.clear();  // three chunks emptied; one is kept, two are unmapped
+  std::vector<SharedBuffer> more = FillChunks(arena, 3, 3);
+  EXPECT_EQ(arena.chunks_reused(), 1u);
+  EXPECT_EQ(arena.chunks_mapped(), 6u);
+  EXPECT_EQ(live.back()[0], 2);
+}
+
+TEST(FrameArenaTest, NoSparesMeansEveryChunkIsMapped) {
+  FrameArenaOptions options = SmallChunks();
+  options.spare_chunks = 0;
+  FrameArena arena(options);
+  FillChunks(arena, 2, 1);  // dropped at once
+  FillChunks(arena, 2, 1);
+  EXPECT_EQ(arena.chunks_reused(), 0u);
+  EXPECT_GE(arena.chunks_mapped(), 3u);
+}
+
 }  // namespace
 }  // namespace exactly::broker
