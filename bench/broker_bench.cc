@@ -3,7 +3,7 @@
 // partitions.
 //
 //   broker_bench [--produce-records N] [--consume-records N] [--rounds R=5]
-//   [--broker-bin PATH]
+//   [--retention-bytes B=5242880] [--broker-bin PATH]
 //
 // Prints, for each target, produce and consume throughput (median of R rounds),
 // the ratio to the mock cluster measured in the same run, start-to-first-ack
@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ struct Target {
   std::function<void()> stop;
 };
 
+// The mock cluster keeps the last 5 MiB of each partition and drops older
+// batches; the bundled broker's topics get the same bound (--retention-bytes,
+// 0: keep everything), so that both hold the same amount of memory.
+int64_t retention_bytes = 5 << 20;
+
 Target StartBundled(const std::string& name, const std::string& data_dir) {
   broker::BrokerOptions options;
   options.data_dir = data_dir;
@@ -53,8 +59,12 @@ Target StartBundled(const std::string& name, const std::string& data_dir) {
     Die("cannot start the bundled broker: " +
         std::string(b.status().message()));
   std::shared_ptr<broker::Broker> broker(std::move(*b));
+  std::map<std::string, std::string> configs;
+  if (retention_bytes > 0) {
+    configs["retention.bytes"] = std::to_string(retention_bytes);
+  }
   for (const char* topic : {"produce", "consume"}) {
-    if (!broker->CreateTopic(topic, kPartitions).ok())
+    if (!broker->CreateTopic(topic, kPartitions, configs).ok())
       Die("cannot create a topic");
   }
   return {name, broker->bootstrap_servers(),
@@ -173,6 +183,7 @@ int main(int argc, char** argv) {
   // both serve the same records.
   int64_t consume_n = args.Int("--consume-records", 120000);
   int rounds = static_cast<int>(args.Int("--rounds", 5));
+  retention_bytes = args.Int("--retention-bytes", retention_bytes);
   std::string binary = args.Str("--broker-bin", DefaultBrokerBinary(argv[0]));
 
   std::printf(
