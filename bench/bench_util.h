@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +46,15 @@ class Stopwatch {
  private:
   std::chrono::steady_clock::time_point start_;
 };
+
+// CPU time of the whole process (client and in-process broker threads): on a
+// shared machine it is steadier than a rate.
+inline double ProcessCpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
 
 inline double Median(std::vector<double> v) {
   if (v.empty()) return 0;

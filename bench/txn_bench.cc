@@ -26,7 +26,6 @@
 // bundled >= 1.0x the mock cluster on the same transactional workload.
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -59,13 +58,6 @@ struct RunResult {
   // the producer sends nothing meanwhile, so it bounds the rate.
   double commit_ms = 0;
 };
-
-double ProcessCpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
 void DieOn(rd_kafka_error_t* e, const char* what) {
   if (e == nullptr) return;
