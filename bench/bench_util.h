@@ -63,6 +63,17 @@ inline double Median(std::vector<double> v) {
                       : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+// The median of a[i] / b[i]: runs of one round are paired, so that a machine
+// whose speed drifts between rounds shifts both sides of each ratio alike.
+inline double MedianOfRatios(const std::vector<double>& a,
+                             const std::vector<double>& b) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (b[i] > 0) ratios.push_back(a[i] / b[i]);
+  }
+  return Median(ratios);
+}
+
 inline double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
