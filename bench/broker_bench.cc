@@ -221,34 +221,45 @@ int main(int argc, char** argv) {
         return StartBundled("bundled broker, --data-dir", dir.path() + "/data");
       },
   };
-  // Rounds interleave the targets, in an order that rotates from round to
-  // round, so that a noisy stretch on a shared machine lands on all of them
-  // alike; each verdict is the median of the per-round ratios to the mock.
+  // Each round starts every target, then runs the produce measurements back to
+  // back, then the consume ones, in an order that rotates from round to round:
+  // the runs compared with each other are seconds apart, so that a noisy
+  // stretch on a shared machine lands on all of them alike. Each verdict is the
+  // median of the per-round ratios to the mock.
   std::vector<std::vector<double>> produce(targets.size()),
       consume(targets.size()), produce_cpu(targets.size());
   std::vector<std::string> names(targets.size());
   for (int r = 0; r < rounds; ++r) {
-    for (size_t k = 0; k < targets.size(); ++k) {
-      const size_t i = (k + static_cast<size_t>(r)) % targets.size();
-      Target t = targets[i]();
-      names[i] = t.name;
-      ProduceResult pr = ProduceThroughput(t.bootstrap, "produce", produce_n);
+    std::vector<Target> started;
+    for (const auto& start : targets) started.push_back(start());
+    auto in_rotated_order = [&](const std::function<void(size_t)>& fn) {
+      for (size_t k = 0; k < started.size(); ++k) {
+        fn((k + static_cast<size_t>(r)) % started.size());
+      }
+    };
+    in_rotated_order([&](size_t i) {
+      names[i] = started[i].name;
+      ProduceResult pr =
+          ProduceThroughput(started[i].bootstrap, "produce", produce_n);
       produce[i].push_back(pr.records_per_second);
       produce_cpu[i].push_back(pr.cpu_us_per_record);
-      // Fill the consume topic (untimed), then read it back (timed).
-      RdKafka p = Producer(t.bootstrap);
+    });
+    // Fill each consume topic (untimed), then read them back (timed).
+    in_rotated_order([&](size_t i) {
+      RdKafka p = Producer(started[i].bootstrap);
       std::string value(kValueBytes, 'x');
       for (int64_t k = 0; k < consume_n; ++k) {
         ProduceOrDie(p.get(), "consume", static_cast<int32_t>(k % kPartitions),
                      value);
       }
       rd_kafka_flush(p.get(), 60000);
-      p.reset();
-      consume[i].push_back(
-          ConsumeThroughput(t.bootstrap, "consume", consume_n, consume_passes));
-      t.stop();
-      std::filesystem::remove_all(dir.path() + "/data");
-    }
+    });
+    in_rotated_order([&](size_t i) {
+      consume[i].push_back(ConsumeThroughput(started[i].bootstrap, "consume",
+                                             consume_n, consume_passes));
+    });
+    for (Target& t : started) t.stop();
+    std::filesystem::remove_all(dir.path() + "/data");
     std::printf("round %d, produce / consume rec/s:", r + 1);
     for (size_t i = 0; i < targets.size(); ++i) {
       std::printf(" %s %.0f / %.0f%s", names[i].c_str(), produce[i].back(),
