@@ -3,7 +3,7 @@
 // partitions.
 //
 //   broker_bench [--produce-records N] [--consume-records N] [--rounds R=5]
-//   [--retention-bytes B=5242880] [--consume-passes P=5] [--broker-bin PATH]
+//   [--retention-bytes B=5242880] [--consume-passes P=20] [--broker-bin PATH]
 //
 // Prints, for each target, produce and consume throughput (median of R rounds),
 // the ratio to the mock cluster (the median of the per-round ratios),
@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   // The mock cluster keeps about 5 MiB per partition; stay under it so that
   // both serve the same records.
   int64_t consume_n = args.Int("--consume-records", 120000);
-  int consume_passes = static_cast<int>(args.Int("--consume-passes", 5));
+  int consume_passes = static_cast<int>(args.Int("--consume-passes", 20));
   int rounds = static_cast<int>(args.Int("--rounds", 5));
   retention_bytes = args.Int("--retention-bytes", retention_bytes);
   std::string binary = args.Str("--broker-bin", DefaultBrokerBinary(argv[0]));
