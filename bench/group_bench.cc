@@ -475,6 +475,8 @@ int main(int argc, char** argv) {
   mock.stop();
 
   const double b_med = Median(b_rate), m_med = Median(m_rate);
+  // The ratio: the median of the per-round ratios (runs of one round paired).
+  const double b_ratio = MedianOfRatios(b_rate, m_rate);
   std::printf(
       "\nconsume, group of 2, %lld records (first record to last; wall is "
       "from subscribe)\n",
@@ -482,8 +484,8 @@ int main(int argc, char** argv) {
   std::printf("%-28s %14s %14s %8s %10s %12s\n", "cluster", "median rec/s",
               "best rec/s", "ratio", "wall s", "1st rec s");
   std::printf("%-28s %14.0f %14.0f %7.2fx %10.2f %12.2f\n",
-              "bundled broker, in memory", b_med, Best(b_rate, true),
-              b_med / m_med, Median(b_wall), Median(b_form));
+              "bundled broker, in memory", b_med, Best(b_rate, true), b_ratio,
+              Median(b_wall), Median(b_form));
   std::printf("%-28s %14.0f %14.0f %7.2fx %10.2f %12.2f\n",
               "librdkafka mock cluster", m_med, Best(m_rate, true), 1.0,
               Median(m_wall), Median(m_form));
@@ -553,7 +555,7 @@ int main(int argc, char** argv) {
       delay_ms, limit_ms);
 
   Verdict v;
-  v.Check("consume, group of 2: bundled >= 1.0x mock", b_med / m_med, 1.0);
+  v.Check("consume, group of 2: bundled >= 1.0x mock", b_ratio, 1.0);
   v.CheckAtMost("rebalance of 4 <= 1.2 x delay + 50 ms (ms)",
                 Median(rows[0].first_record), limit_ms);
   return v.Print();
