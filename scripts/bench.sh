@@ -3,7 +3,7 @@
 # machines are shared and noisy) and prints the ratio with MET or MISSED per target; the
 # README's table is copied from this output.
 #
-#   scripts/bench.sh            # all of them (about 15 minutes on 2 cores)
+#   scripts/bench.sh            # all of them (about 12 minutes on 2 cores)
 #   scripts/bench.sh broker     # one: broker | group | txn | sdk | spool | python
 set -euo pipefail
 cd "$(dirname "$0")/.."
