@@ -108,6 +108,26 @@ inline RdKafka NewClient(rd_kafka_type_t type,
   return RdKafka(rk);
 }
 
+// A consumer (no auto-commit, no EOF events, plus `props`) assigned every
+// partition of `topic` from the beginning.
+inline RdKafka AssignedConsumer(const std::string& bootstrap,
+                                const std::string& topic, int partitions,
+                                std::map<std::string, std::string> props) {
+  props["bootstrap.servers"] = bootstrap;
+  props["enable.auto.commit"] = "false";
+  props["enable.partition.eof"] = "false";
+  RdKafka c = NewClient(RD_KAFKA_CONSUMER, props);
+  rd_kafka_topic_partition_list_t* list =
+      rd_kafka_topic_partition_list_new(partitions);
+  for (int p = 0; p < partitions; ++p) {
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
+  }
+  rd_kafka_assign(c.get(), list);
+  rd_kafka_topic_partition_list_destroy(list);
+  return c;
+}
+
 inline void ProduceOrDie(rd_kafka_t* p, const std::string& topic,
                          int32_t partition, const std::string& value) {
   for (;;) {

@@ -128,19 +128,8 @@ double ConsumeThroughput(const std::string& bootstrap, const std::string& topic,
                          int64_t n, int passes) {
   double seconds = 0;
   for (int pass = 0; pass < passes; ++pass) {
-    RdKafka c =
-        NewClient(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap},
-                                      {"group.id", "bench"},
-                                      {"enable.auto.commit", "false"},
-                                      {"enable.partition.eof", "false"}});
-    rd_kafka_topic_partition_list_t* list =
-        rd_kafka_topic_partition_list_new(kPartitions);
-    for (int p = 0; p < kPartitions; ++p) {
-      rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset =
-          RD_KAFKA_OFFSET_BEGINNING;
-    }
-    rd_kafka_assign(c.get(), list);
-    rd_kafka_topic_partition_list_destroy(list);
+    RdKafka c = AssignedConsumer(bootstrap, topic, kPartitions,
+                                 {{"group.id", "bench"}});
     int64_t got = 0;
     std::optional<Stopwatch> since_first;
     auto deadline =

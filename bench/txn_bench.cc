@@ -138,19 +138,9 @@ RunResult Run(const std::string& bootstrap, const std::string& topic, Mode mode,
 // partitions, from the beginning) within a few seconds.
 int64_t CountVisible(const std::string& bootstrap, const std::string& topic,
                      const char* isolation, int64_t expect_at_most) {
-  RdKafka c = NewClient(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap},
-                                            {"group.id", "txn-bench-check"},
-                                            {"isolation.level", isolation},
-                                            {"enable.auto.commit", "false"},
-                                            {"enable.partition.eof", "false"}});
-  rd_kafka_topic_partition_list_t* list =
-      rd_kafka_topic_partition_list_new(kPartitions);
-  for (int p = 0; p < kPartitions; ++p) {
-    rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset =
-        RD_KAFKA_OFFSET_BEGINNING;
-  }
-  rd_kafka_assign(c.get(), list);
-  rd_kafka_topic_partition_list_destroy(list);
+  RdKafka c = AssignedConsumer(
+      bootstrap, topic, kPartitions,
+      {{"group.id", "txn-bench-check"}, {"isolation.level", isolation}});
   int64_t got = 0;
   Stopwatch watch;
   // Read until nothing new arrives for a second (or more than expected).
