@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -106,6 +107,19 @@ inline RdKafka NewClient(rd_kafka_type_t type,
   rd_kafka_t* rk = rd_kafka_new(type, conf, err, sizeof err);
   if (rk == nullptr) Die(err);
   return RdKafka(rk);
+}
+
+// librdkafka's mock cluster keeps the last 5 MiB of each partition and drops
+// older batches. Benchmarks give the bundled broker's topics the same bound
+// (`retention.bytes`), so that both hold the same amount of memory.
+inline constexpr int64_t kMockRetentionBytes = int64_t{5} << 20;
+
+// Topic configs bounding each partition to `retention_bytes` (0: none, keep
+// everything).
+inline std::map<std::string, std::string> RetentionConfigs(
+    int64_t retention_bytes) {
+  if (retention_bytes <= 0) return {};
+  return {{"retention.bytes", std::to_string(retention_bytes)}};
 }
 
 // A consumer (no auto-commit, no EOF events, plus `props`) assigned every

@@ -48,12 +48,10 @@ struct Target {
   std::function<void()> stop;
 };
 
-// The mock cluster keeps the last 5 MiB of each partition and drops older
-// batches; the bundled broker's topics get the same bound (--retention-bytes,
-// 0: keep everything), so that both hold the same amount of memory.
-int64_t retention_bytes = 5 << 20;
-
-Target StartBundled(const std::string& name, const std::string& data_dir) {
+// `topic_configs`: RetentionConfigs(--retention-bytes), the mock cluster's
+// bound by default.
+Target StartBundled(const std::string& name, const std::string& data_dir,
+                    const std::map<std::string, std::string>& topic_configs) {
   broker::BrokerOptions options;
   options.data_dir = data_dir;
   auto b = broker::Broker::Start(options);
@@ -61,12 +59,8 @@ Target StartBundled(const std::string& name, const std::string& data_dir) {
     Die("cannot start the bundled broker: " +
         std::string(b.status().message()));
   std::shared_ptr<broker::Broker> broker(std::move(*b));
-  std::map<std::string, std::string> configs;
-  if (retention_bytes > 0) {
-    configs["retention.bytes"] = std::to_string(retention_bytes);
-  }
   for (const char* topic : {"produce", "consume"}) {
-    if (!broker->CreateTopic(topic, kPartitions, configs).ok())
+    if (!broker->CreateTopic(topic, kPartitions, topic_configs).ok())
       Die("cannot create a topic");
   }
   return {name, broker->bootstrap_servers(),
@@ -188,7 +182,8 @@ int main(int argc, char** argv) {
   int64_t consume_n = args.Int("--consume-records", 120000);
   int consume_passes = static_cast<int>(args.Int("--consume-passes", 20));
   int rounds = static_cast<int>(args.Int("--rounds", 5));
-  retention_bytes = args.Int("--retention-bytes", retention_bytes);
+  const std::map<std::string, std::string> topic_configs =
+      RetentionConfigs(args.Int("--retention-bytes", kMockRetentionBytes));
   std::string binary = args.Str("--broker-bin", DefaultBrokerBinary(argv[0]));
 
   std::printf(
@@ -205,9 +200,12 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<std::function<Target()>> targets = {
       [] { return StartMock(); },
-      [] { return StartBundled("bundled broker, in memory", ""); },
       [&] {
-        return StartBundled("bundled broker, --data-dir", dir.path() + "/data");
+        return StartBundled("bundled broker, in memory", "", topic_configs);
+      },
+      [&] {
+        return StartBundled("bundled broker, --data-dir", dir.path() + "/data",
+                            topic_configs);
       },
   };
   // Each round starts every target, then runs the produce measurements back to

@@ -216,13 +216,9 @@ int main(int argc, char** argv) {
   const double seconds = static_cast<double>(args.Int("--seconds", 5));
   const int rounds = std::max(1, static_cast<int>(args.Int("--rounds", 5)));
   const int commit_ms = static_cast<int>(args.Int("--commit-ms", 100));
-  // The mock cluster keeps the last 5 MiB of each partition; the bundled
-  // broker's topics get the same bound (0: keep everything).
-  const int64_t retention_bytes = args.Int("--retention-bytes", 5 << 20);
-  std::map<std::string, std::string> topic_configs;
-  if (retention_bytes > 0) {
-    topic_configs["retention.bytes"] = std::to_string(retention_bytes);
-  }
+  // The bundled broker's topics keep what the mock cluster keeps (0: all).
+  const std::map<std::string, std::string> topic_configs =
+      RetentionConfigs(args.Int("--retention-bytes", kMockRetentionBytes));
   std::printf(
       "txn_bench: librdkafka %s, %zu-byte records, %d partitions, linger.ms=5, "
       "commit every %d ms, %.0f s per run, median of %d interleaved rounds\n",
