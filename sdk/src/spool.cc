@@ -25,6 +25,7 @@
 #include "exactly/transactional_producer.h"
 #include "producer_access.h"
 #include "retry.h"
+#include "spool_block.h"
 #include "spool_checkpoint.h"
 #include "spool_format.h"
 #include "spool_store.h"
@@ -176,7 +177,7 @@ class SpooledProducer::Impl {
   // condition variable, so that finishing a stage wakes exactly the threads
   // it concerns (on 2 cores a thundering herd costs more than the write).
   struct Waiter {
-    std::vector<spool::EncodedRecord> records;
+    spool::BlockBuilder block;  // its records, encoded
     std::string cursor;
     bool has_cursor = false;
     uint64_t bytes = 0;
@@ -361,7 +362,6 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
                                            bool has_cursor) {
   if (records.empty()) return absl::OkStatus();
   Waiter w;
-  w.records.reserve(records.size());
   const int64_t now_ms = WallMs();
   for (const Record& r : records) {
     if (r.topic.empty() || r.topic.size() > kMaxTopicLength) {
@@ -381,12 +381,12 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
     }
     Record copy = r;
     if (copy.timestamp_ms == 0) copy.timestamp_ms = now_ms;
-    w.records.push_back(spool::EncodeRecord(copy, now_ms, cursor));
-    w.bytes += w.records.back().stored.size();
+    w.block.Add(copy, now_ms, cursor);
   }
   w.cursor = std::string(cursor);
   w.has_cursor = has_cursor;
-  const uint64_t n = w.records.size();
+  w.bytes = w.block.record_bytes();
+  const uint64_t n = w.block.records();
   if (n > options_.max_records || w.bytes > options_.max_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         n, " record(s) of ", w.bytes,
@@ -447,21 +447,20 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
   std::vector<Waiter*> group(queue_.begin(), queue_.end());
   queue_.clear();
   const uint64_t first_seq = next_seq_;
-  std::vector<std::pair<uint64_t, std::string_view>> batch;
+  // One block per Send call: RocksDB's cost is per key.
+  std::vector<std::pair<uint64_t, std::string_view>> blocks;
+  blocks.reserve(group.size());
   std::optional<std::pair<uint64_t, std::string>> cursor;
   for (Waiter* w : group) {
     w->first_seq = next_seq_;
-    for (spool::EncodedRecord& r : w->records) {
-      spool::Seal(r, next_seq_);
-      batch.emplace_back(next_seq_, r.stored);
-      ++next_seq_;
-    }
+    next_seq_ += w->block.records();
+    blocks.emplace_back(next_seq_ - 1, w->block.Seal(w->first_seq));
     if (w->has_cursor) cursor.emplace(next_seq_ - 1, w->cursor);
   }
   const uint64_t next = next_seq_;
   lock.unlock();
 
-  absl::Status status = store_->Append(batch, next, cursor, /*sync=*/false);
+  absl::Status status = store_->Append(blocks, next, cursor, /*sync=*/false);
   if (!status.ok()) status = NotSpooled(status);
   const int64_t now_ms = WallMs();
 
@@ -498,7 +497,7 @@ void SpooledProducer::Impl::SyncGroups(std::unique_lock<std::mutex>& lock) {
     // fail). The delete is best effort; the drainer skips them regardless.
     const Waiter* last_send = groups.back().sends.back();
     const uint64_t first = groups.front().sends.front()->first_seq;
-    const uint64_t last = last_send->first_seq + last_send->records.size() - 1;
+    const uint64_t last = last_send->first_seq + last_send->block.records() - 1;
     store_->DeleteRecords(first, last).IgnoreError();
     lock.lock();
     withdrawn_.emplace(first, last);
@@ -528,7 +527,7 @@ void SpooledProducer::Impl::FinishGroup(const std::vector<Waiter*>& group,
                                         int64_t written_ms) {
   const uint64_t first_seq = group.front()->first_seq;
   uint64_t records = 0;
-  for (Waiter* w : group) records += w->records.size();
+  for (Waiter* w : group) records += w->block.records();
   if (status.ok()) {
     durable_seq_ = first_seq + records - 1;
     appended_ += records;
@@ -539,7 +538,7 @@ void SpooledProducer::Impl::FinishGroup(const std::vector<Waiter*>& group,
     records_cv_.notify_all();
   } else {
     for (Waiter* w : group) {
-      depth_ -= w->records.size();
+      depth_ -= w->block.records();
       bytes_ -= w->bytes;
     }
     space_cv_.notify_all();
@@ -866,8 +865,12 @@ void SpooledProducer::Impl::ApplyWatermark(uint64_t watermark) {
   if (watermark <= previous) return;
   Batch batch;
   batch.last = watermark;
+  // Quarantined records stay in their blocks but are no longer counted.
   absl::Status s = store_->Scan(previous + 1, watermark,
-                                [&](uint64_t, std::string_view stored) {
+                                [&](uint64_t seq, std::string_view stored) {
+                                  if (quarantined_seqs_.count(seq) > 0) {
+                                    return true;
+                                  }
                                   ++batch.records;
                                   batch.bytes += stored.size();
                                   return true;
@@ -931,7 +934,7 @@ void SpooledProducer::Impl::QuarantineRecord(uint64_t seq,
     std::lock_guard<std::mutex> lock(mu_);
     id = next_quarantine_++;
   }
-  absl::Status s = store_->Quarantine(id, entry, seq);
+  absl::Status s = store_->Quarantine(id, entry);
   {
     std::lock_guard<std::mutex> lock(mu_);
     quarantined_seqs_.insert(seq);
@@ -988,7 +991,7 @@ void SpooledProducer::Impl::QuarantineMissing(uint64_t first, uint64_t last,
       std::lock_guard<std::mutex> lock(mu_);
       id = next_quarantine_++;
     }
-    absl::Status s = store_->Quarantine(id, entry, std::nullopt);
+    absl::Status s = store_->Quarantine(id, entry);
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (uint64_t q = a; q <= b && quarantined_seqs_.size() < 1'000'000;
@@ -1017,6 +1020,11 @@ absl::Status SpooledProducer::Impl::Visit(
   batch.last = seq;
   if (RangeHolding(withdrawn_seen_, seq) != withdrawn_seen_.end()) {
     return absl::OkStatus();  // its Send failed
+  }
+  // Quarantined before (this run or an earlier one): its bytes stay in its
+  // block until the watermark passes it. Only this thread changes the set.
+  if (!quarantined_seqs_.empty() && quarantined_seqs_.count(seq) > 0) {
+    return absl::OkStatus();
   }
   if (!spool::CheckRecord(stored, seq)) {
     QuarantineRecord(seq, stored, "failed its CRC-32C check");

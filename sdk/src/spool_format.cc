@@ -11,17 +11,24 @@ namespace {
 constexpr uint8_t kRecordVersion = 1;
 constexpr uint8_t kQuarantineVersion = 1;
 
-void PutFixed64(std::string& out, uint64_t v) {
-  char buf[8];
-  for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>(v >> (8 * i));
-  out.append(buf, 8);
+// Little-endian; on a little-endian host a plain copy (this runs for every
+// field of every record a Send spools).
+template <typename T>
+void PutFixed(std::string& out, T v) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  if constexpr (sizeof(T) == 8) {
+    v = __builtin_bswap64(v);
+  } else {
+    v = __builtin_bswap32(v);
+  }
+#endif
+  char buf[sizeof(T)];
+  std::memcpy(buf, &v, sizeof(T));
+  out.append(buf, sizeof(T));
 }
 
-void PutFixed32(std::string& out, uint32_t v) {
-  char buf[4];
-  for (int i = 0; i < 4; ++i) buf[i] = static_cast<char>(v >> (8 * i));
-  out.append(buf, 4);
-}
+void PutFixed64(std::string& out, uint64_t v) { PutFixed(out, v); }
+void PutFixed32(std::string& out, uint32_t v) { PutFixed(out, v); }
 
 void PutVarint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -114,8 +121,9 @@ class Reader {
 };
 
 uint32_t SeqCrc(uint32_t payload_crc, uint64_t seq) {
-  const std::string be = EncodeU64(seq);
-  return crc32c::Extend(payload_crc, be.data(), be.size());
+  char be[8];
+  for (int i = 0; i < 8; ++i) be[7 - i] = static_cast<char>(seq >> (8 * i));
+  return crc32c::Extend(payload_crc, be, sizeof be);
 }
 
 }  // namespace
@@ -144,17 +152,16 @@ std::optional<uint64_t> ParseSeqKey(char prefix, std::string_view key) {
   return DecodeU64(key.substr(1));
 }
 
-EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
-                           std::string_view cursor) {
-  EncodedRecord out;
-  std::string& p = out.stored;
+uint32_t AppendRecord(std::string& p, const Record& record, int64_t append_ms,
+                      std::string_view cursor) {
   size_t size = 44 + record.topic.size() + record.key.size() +
                 record.value.size() + cursor.size();
   for (const Header& h : record.headers) {
     size += 10 + h.key.size() + h.value.size();
   }
-  p.reserve(size);
+  p.reserve(p.size() + size);
   p.append(4, '\0');  // the CRC, filled in by Seal()
+  const size_t payload = p.size();
   p.push_back(static_cast<char>(kRecordVersion));
   PutFixed64(p, static_cast<uint64_t>(append_ms));
   PutFixed64(p, static_cast<uint64_t>(record.timestamp_ms));
@@ -168,13 +175,23 @@ EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
     PutNullableBytes(p, h.value);
   }
   PutBytes(p, cursor);
-  out.payload_crc = crc32c::Extend(0, p.data() + 4, p.size() - 4);
+  return crc32c::Extend(0, p.data() + payload, p.size() - payload);
+}
+
+EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
+                           std::string_view cursor) {
+  EncodedRecord out;
+  out.payload_crc = AppendRecord(out.stored, record, append_ms, cursor);
   return out;
 }
 
+void SealAt(char* crc_slot, uint32_t payload_crc, uint64_t seq) {
+  const uint32_t crc = SeqCrc(payload_crc, seq);
+  for (int i = 0; i < 4; ++i) crc_slot[i] = static_cast<char>(crc >> (8 * i));
+}
+
 void Seal(EncodedRecord& encoded, uint64_t seq) {
-  const uint32_t crc = SeqCrc(encoded.payload_crc, seq);
-  for (int i = 0; i < 4; ++i) encoded.stored[i] = static_cast<char>(crc >> (8 * i));
+  SealAt(encoded.stored.data(), encoded.payload_crc, seq);
 }
 
 bool CheckRecord(std::string_view stored, uint64_t seq) {
@@ -182,6 +199,18 @@ bool CheckRecord(std::string_view stored, uint64_t seq) {
   uint32_t crc = 0;
   if (!r.Fixed32(crc)) return false;
   return SeqCrc(crc32c::Value(r.rest()), seq) == crc;
+}
+
+std::optional<uint64_t> MatchingSeq(std::string_view stored, uint64_t lo,
+                                    uint64_t hi) {
+  Reader r(stored);
+  uint32_t crc = 0;
+  if (!r.Fixed32(crc)) return std::nullopt;
+  const uint32_t payload_crc = crc32c::Value(r.rest());
+  for (uint64_t seq = lo; seq <= hi && seq >= lo; ++seq) {
+    if (SeqCrc(payload_crc, seq) == crc) return seq;
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<DecodedRecord> DecodeRecord(std::string_view stored) {

@@ -1,12 +1,15 @@
 // The spool's on-disk format: RocksDB keys and the encoding of one record.
 //
 // Keys (one RocksDB database per spool directory, default column family):
-//   'r' + seq (8 bytes, big-endian)   a spooled record, in sequence order
+//   'b' + seq (8 bytes, big-endian)   a block of records, keyed by its last
+//                                     sequence (spool_block.h)
+//   'r' + seq (8 bytes, big-endian)   format 1 only: one record per key
+//                                     (converted to blocks on opening)
 //   'q' + id  (8 bytes, big-endian)   a quarantined record (see Quarantine)
 //   "m:..."                           metadata (format, spool id, sequence
 //                                     high-water mark, cursor, committed)
 //
-// A record's value:
+// A record (stored in a block):
 //   crc32c      4 bytes LE   CRC-32C of payload || seq (8 bytes BE), so that
 //                            a record read under another key fails the check
 //   payload:
@@ -41,7 +44,8 @@ inline constexpr size_t kSeqKeySize = 9;  // prefix + 8 bytes
 
 // Metadata keys.
 inline constexpr char kFormatKey[] = "m:format";
-inline constexpr char kFormatValue[] = "exactly-spool 1";
+inline constexpr char kFormatValue[] = "exactly-spool 2";
+inline constexpr char kFormatValueOneKeyPerRecord[] = "exactly-spool 1";
 inline constexpr char kSpoolIdKey[] = "m:spool_id";
 // The next sequence to hand out (8 bytes BE): never decreases, so that a
 // sequence is never used twice, even after every record was deleted.
@@ -73,10 +77,20 @@ struct EncodedRecord {
 };
 EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
                            std::string_view cursor);
+// The same, appended to `out` (4 zero bytes for the CRC, then the payload);
+// returns the payload's CRC.
+uint32_t AppendRecord(std::string& out, const Record& record, int64_t append_ms,
+                      std::string_view cursor);
 // Fills in the CRC over the payload and `seq`.
 void Seal(EncodedRecord& encoded, uint64_t seq);
+// The same for a record whose 4 CRC bytes start at `crc_slot`.
+void SealAt(char* crc_slot, uint32_t payload_crc, uint64_t seq);
 // Whether a stored value's CRC matches its payload and `seq`.
 bool CheckRecord(std::string_view stored, uint64_t seq);
+// The sequence in [lo, hi] that a stored record's CRC matches, if any (one
+// pass over the payload whatever the range).
+std::optional<uint64_t> MatchingSeq(std::string_view stored, uint64_t lo,
+                                    uint64_t hi);
 
 // A stored record, decoded; the views point into the stored bytes.
 struct DecodedRecord {

@@ -89,11 +89,11 @@ class SpoolStore {
   SpoolStore(const SpoolStore&) = delete;
   SpoolStore& operator=(const SpoolStore&) = delete;
 
-  // One group commit: sealed records (sequence, value) in order, the next
-  // sequence, and the last cursor (if any record had one), in one write
-  // batch; `sync` makes it durable before returning.
+  // One group commit: sealed blocks (last sequence, value; spool_block.h) in
+  // order, the next sequence, and the last cursor (if any record had one),
+  // in one write batch; `sync` makes it durable before returning.
   absl::Status Append(
-      const std::vector<std::pair<uint64_t, std::string_view>>& records,
+      const std::vector<std::pair<uint64_t, std::string_view>>& blocks,
       uint64_t next_seq,
       const std::optional<std::pair<uint64_t, std::string>>& cursor, bool sync);
   // Forces the WAL to stable storage.
@@ -117,10 +117,10 @@ class SpoolStore {
   absl::Status DeleteRecords(uint64_t from, uint64_t through);
   // Drops SST files holding only records <= through, without reading them.
   void DropCommittedFiles(uint64_t through);
-  // Moves a record into the quarantine (deleting it from the records when
-  // `delete_seq`).
-  absl::Status Quarantine(uint64_t quarantine_id, const QuarantineEntry& entry,
-                          std::optional<uint64_t> delete_seq);
+  // Adds a quarantine entry (synced). The records it names stay in their
+  // block until the watermark passes them; the drainer skips them and
+  // opening does not count them.
+  absl::Status Quarantine(uint64_t quarantine_id, const QuarantineEntry& entry);
   // At-least-once mode: remembers the last sequence handed to the producer,
   // so that a sequence is not reused even if the records are lost.
   absl::Status PutSent(uint64_t seq);
@@ -138,6 +138,8 @@ class SpoolStore {
  private:
   SpoolStore(std::string dir, std::unique_ptr<rocksdb::DB> db, bool read_only);
   absl::Status Load(StoreState* state, bool created, const WalSalvage& salvage);
+  // Rewrites a spool of format 1 (a key per record) as one-record blocks.
+  absl::Status ConvertToBlocks();
 
   const std::string dir_;
   std::unique_ptr<rocksdb::DB> db_;

@@ -8,11 +8,14 @@
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
+#include <rocksdb/write_batch.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "spool_block.h"
 #include "spool_format.h"
 #include "storage/fault_injecting_file_system.h"
 #include "support/temp_dir.h"
@@ -31,23 +34,33 @@ std::string ValueOf(uint64_t seq, size_t size = 100) {
   return v;
 }
 
-// Appends records [first, first + n) as one group commit.
+// Appends records [first, first + n) as one group commit of one block.
 absl::Status AppendGroup(SpoolStore& store, uint64_t first, uint64_t n,
                          size_t value_size = 100) {
-  std::vector<EncodedRecord> encoded;
-  std::vector<std::string> values;
-  for (uint64_t s = first; s < first + n; ++s) values.push_back(ValueOf(s, value_size));
-  for (uint64_t i = 0; i < n; ++i) {
-    encoded.push_back(EncodeRecord(
-        {.topic = "t", .key = "k", .value = values[i]}, 1000,
-        "c" + std::to_string(first + i)));
-    Seal(encoded.back(), first + i);
+  BlockBuilder block;
+  for (uint64_t s = first; s < first + n; ++s) {
+    block.Add({.topic = "t", .key = "k", .value = ValueOf(s, value_size)}, 1000,
+              "c" + std::to_string(s));
   }
-  std::vector<std::pair<uint64_t, std::string_view>> batch;
-  for (uint64_t i = 0; i < n; ++i) batch.emplace_back(first + i, encoded[i].stored);
-  return store.Append(batch, first + n, std::make_pair(first + n - 1,
-                                                       "c" + std::to_string(first + n - 1)),
-                      /*sync=*/true);
+  const std::string_view value = block.Seal(first);
+  return store.Append(
+      {{first + n - 1, value}}, first + n,
+      std::make_pair(first + n - 1, "c" + std::to_string(first + n - 1)),
+      /*sync=*/true);
+}
+
+// Writes `fill`'s batch into a RocksDB database where a spool would be, as
+// something other than this version's SpoolStore would have left it.
+bool WritePlainDatabase(const TempDir& dir,
+                        const std::function<void(rocksdb::WriteBatch&)>& fill) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  if (!rocksdb::DB::Open(options, dir.Sub("db"), &raw).ok()) return false;
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::WriteBatch batch;
+  fill(batch);
+  return db->Write(rocksdb::WriteOptions(), &batch).ok();
 }
 
 struct Scanned {
@@ -57,15 +70,17 @@ struct Scanned {
 
 Scanned ScanAll(SpoolStore& store, uint64_t through) {
   Scanned out;
-  absl::Status s = store.Scan(1, through, [&](uint64_t seq, std::string_view v) {
-    (CheckRecord(v, seq) ? out.good : out.bad).push_back(seq);
-    return true;
-  });
+  absl::Status s =
+      store.Scan(1, through, [&](uint64_t seq, std::string_view v) {
+        (CheckRecord(v, seq) ? out.good : out.bad).push_back(seq);
+        return true;
+      });
   EXPECT_TRUE(s.ok()) << s;
   return out;
 }
 
-std::vector<uint64_t> Range(uint64_t first, uint64_t last, uint64_t except = 0) {
+std::vector<uint64_t> Range(uint64_t first, uint64_t last,
+                            uint64_t except = 0) {
   std::vector<uint64_t> out;
   for (uint64_t s = first; s <= last; ++s) {
     if (s != except) out.push_back(s);
@@ -149,18 +164,50 @@ TEST(SpoolStoreTest, OneOwnerAtATime) {
 
 TEST(SpoolStoreTest, ADatabaseThatIsNotASpoolIsRefused) {
   TempDir dir;
-  {
-    rocksdb::Options options;
-    options.create_if_missing = true;
-    rocksdb::DB* db = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options, dir.Sub("db"), &db).ok());
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "users/1", "x").ok());
-    delete db;
-  }
+  ASSERT_TRUE(WritePlainDatabase(
+      dir, [](rocksdb::WriteBatch& batch) { batch.Put("users/1", "x"); }));
   StoreState state;
   auto store = SpoolStore::Open({.dir = dir.path()}, &state);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A spool written with one key per record (format 1) is converted to
+// blocks when opened: every record is kept, under its sequence, and a
+// damaged one stays damaged.
+TEST(SpoolStoreTest, AFormatOneSpoolIsConvertedAndKeepsEveryRecord) {
+  TempDir dir;
+  ASSERT_TRUE(WritePlainDatabase(dir, [](rocksdb::WriteBatch& batch) {
+    batch.Put(kFormatKey, kFormatValueOneKeyPerRecord);
+    batch.Put(kSpoolIdKey, "old-spool");
+    batch.Put(kNextSeqKey, EncodeU64(6));
+    batch.Put(kCommittedKey, EncodeU64(1));
+    for (uint64_t seq = 1; seq <= 5; ++seq) {
+      EncodedRecord r =
+          EncodeRecord({.topic = "t", .value = ValueOf(seq)}, 1000, "");
+      Seal(r, seq);
+      if (seq == 4) r.stored[20] ^= 1;
+      batch.Put(SeqKey(kRecordPrefix, seq), r.stored);
+    }
+  }));
+  StoreState state;
+  auto store = SpoolStore::Open({.dir = dir.path()}, &state);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(state.spool_id, "old-spool");
+  EXPECT_EQ(state.next_seq, 6u);
+  EXPECT_EQ(state.records, 4u);  // 2..5: 1 was committed
+  ASSERT_EQ(state.events.size(), 1u);
+  EXPECT_NE(state.events[0].find("converted"), std::string::npos);
+  Scanned s = ScanAll(**store, 5);
+  EXPECT_EQ(s.good, (std::vector<uint64_t>{2, 3, 5}));
+  EXPECT_EQ(s.bad, std::vector<uint64_t>{4});
+  // Opened again, it is a spool of blocks like any other.
+  store->reset();
+  StoreState again;
+  store = SpoolStore::Open({.dir = dir.path()}, &again);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE(again.events.empty());
+  EXPECT_EQ(ScanAll(**store, 5).good, (std::vector<uint64_t>{2, 3, 5}));
 }
 
 // One flipped byte in a WAL entry fails RocksDB's checksum for the whole
@@ -173,7 +220,8 @@ TEST(SpoolStoreTest, AFlippedByteInTheWalCostsOnlyTheRecordItHit) {
     StoreState state;
     auto store = SpoolStore::Open({.dir = dir.path()}, &state);
     ASSERT_TRUE(store.ok());
-    for (uint64_t g = 0; g < 3; ++g) ASSERT_TRUE(AppendGroup(**store, 1 + 10 * g, 10).ok());
+    for (uint64_t g = 0; g < 3; ++g)
+      ASSERT_TRUE(AppendGroup(**store, 1 + 10 * g, 10).ok());
   }
   ASSERT_EQ(FlipByteIn(dir.path(), ".log", ValueOf(15).substr(0, 20)), 1);
   StoreState state;
@@ -226,7 +274,8 @@ TEST(SpoolStoreTest, AFlippedByteInAnSstFileCostsOnlyTheRecordItHit) {
     StoreState state;
     auto store = SpoolStore::Open({.dir = dir.path()}, &state);
     ASSERT_TRUE(store.ok());
-    for (uint64_t g = 0; g < 5; ++g) ASSERT_TRUE(AppendGroup(**store, 1 + 20 * g, 20).ok());
+    for (uint64_t g = 0; g < 5; ++g)
+      ASSERT_TRUE(AppendGroup(**store, 1 + 20 * g, 20).ok());
     ASSERT_TRUE((*store)->db()->Flush(rocksdb::FlushOptions()).ok());
   }
   ASSERT_EQ(FlipByteIn(dir.path(), ".sst", ValueOf(42).substr(0, 20)), 1);
@@ -243,10 +292,12 @@ TEST(SpoolStoreTest, ADiskFullFailsTheWriteThatHitItAndLosesNothingElse) {
   TempDir dir;
   auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
       rocksdb::FileSystem::Default());
-  std::unique_ptr<rocksdb::Env> env = broker::FaultInjectingFileSystem::NewEnv(fs);
+  std::unique_ptr<rocksdb::Env> env =
+      broker::FaultInjectingFileSystem::NewEnv(fs);
   {
     StoreState state;
-    auto store = SpoolStore::Open({.dir = dir.path(), .env = env.get()}, &state);
+    auto store =
+        SpoolStore::Open({.dir = dir.path(), .env = env.get()}, &state);
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE(AppendGroup(**store, 1, 10).ok());
     fs->SetNoSpace(true);
