@@ -363,6 +363,15 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
   if (records.empty()) return absl::OkStatus();
   Waiter w;
   const int64_t now_ms = WallMs();
+  size_t estimate = 0;
+  for (const Record& r : records) {
+    estimate +=
+        64 + r.topic.size() + r.key.size() + r.value.size() + cursor.size();
+    for (const Header& h : r.headers) {
+      estimate += 10 + h.key.size() + h.value.size();
+    }
+  }
+  w.block.Reserve(estimate);
   for (const Record& r : records) {
     if (r.topic.empty() || r.topic.size() > kMaxTopicLength) {
       return absl::InvalidArgumentError(

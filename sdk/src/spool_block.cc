@@ -1,5 +1,6 @@
 #include "spool_block.h"
 
+#include <cstring>
 #include <optional>
 
 #include "spool_format.h"
@@ -17,15 +18,20 @@ constexpr size_t kMinRecordSize = 30;
 // wider window costs a CRC extension per position and sequence.
 constexpr uint64_t kResyncWindow = 16;
 
+// Lengths are little-endian; on a little-endian host a plain copy.
 void PutLength(char* at, uint32_t n) {
-  for (int i = 0; i < 4; ++i) at[i] = static_cast<char>(n >> (8 * i));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  n = __builtin_bswap32(n);
+#endif
+  std::memcpy(at, &n, sizeof n);
 }
 
 uint32_t GetLength(const char* at) {
-  uint32_t n = 0;
-  for (int i = 0; i < 4; ++i) {
-    n |= static_cast<uint32_t>(static_cast<uint8_t>(at[i])) << (8 * i);
-  }
+  uint32_t n;
+  std::memcpy(&n, at, sizeof n);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  n = __builtin_bswap32(n);
+#endif
   return n;
 }
 

@@ -46,6 +46,9 @@ class BlockBuilder {
  public:
   BlockBuilder();
 
+  // Room for records of about `bytes` in all, so that adding them does not
+  // copy the block again and again as it grows.
+  void Reserve(size_t bytes) { value_.reserve(value_.size() + bytes); }
   void Add(const Record& record, int64_t append_ms, std::string_view cursor);
 
   size_t records() const { return payload_crcs_.size(); }
