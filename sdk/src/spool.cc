@@ -41,6 +41,9 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxTopicLength = 249;
 constexpr char kSpoolIdHeader[] = "exactly.spool.id";
 constexpr char kSpoolSeqHeader[] = "exactly.spool.seq";
+// The most a group commit writes at once (record bytes): beyond this the
+// rest waits for the next write, which overlaps this group's sync.
+constexpr uint64_t kMaxGroupBytes = 4 << 20;
 // A drainer call to the transactional API gives up after this long (the
 // next call resumes it), so that Close() is not held up by a dead broker
 // for a whole transaction timeout.
@@ -163,6 +166,9 @@ class SpooledProducer::Impl {
   absl::Status Open();
   absl::Status Append(std::span<const Record> records, std::string_view cursor,
                       bool has_cursor);
+  absl::Status AppendAsync(std::span<const Record> records,
+                           std::string_view cursor, bool has_cursor,
+                           std::function<void(const absl::Status&)> on_durable);
   absl::Status Flush(std::chrono::milliseconds timeout);
   absl::Status Close(std::chrono::milliseconds drain_timeout);
   SpoolMetrics Metrics() const;
@@ -186,6 +192,9 @@ class SpooledProducer::Impl {
     bool done = false;
     absl::Status status;
     std::condition_variable wake;  // done, or its turn to write or sync
+    // Set for SendAsync: run (without the lock) once done, instead of a
+    // thread waiting on `wake`; the Waiter is then freed.
+    std::function<void(const absl::Status&)> on_durable;
   };
   // A group commit written to the WAL and waiting for its sync.
   struct WrittenGroup {
@@ -204,6 +213,15 @@ class SpooledProducer::Impl {
     uint64_t bytes = 0;    // their stored bytes
   };
 
+  // Validates and encodes `records` into w's block.
+  absl::Status Encode(std::span<const Record> records, std::string_view cursor,
+                      bool has_cursor, Waiter& w);
+  // Reserves room for w (waiting or failing as configured) and queues it.
+  absl::Status Admit(std::unique_lock<std::mutex>& lock, Waiter& w);
+  enum class Stage { kWrite, kSync };
+  void WakeForStage(Stage stage, Waiter* first);
+  void RunCompletions(std::unique_lock<std::mutex>& lock);
+  void CommitterMain(Stage stage);
   // The group commit, in two stages that overlap (see Append): one thread
   // writes the queued Sends to the WAL while another syncs the groups
   // written before.
@@ -289,6 +307,18 @@ class SpooledProducer::Impl {
   uint64_t next_quarantine_ = 1;
   uint64_t unsynced_groups_ = 0;
   int flushes_waiting_ = 0;  // Flush() calls waiting: the drainer hurries
+  // Asynchronous Sends: admitted, done (durable or failed), and whose
+  // completion has run; the completions waiting to run.
+  uint64_t async_admitted_ = 0;
+  uint64_t async_finished_ = 0;
+  uint64_t async_completed_ = 0;
+  std::vector<Waiter*> completions_;
+  // Async work for the committers: one thread per stage, so that writing
+  // group k+1 still overlaps syncing group k when no Send waits to do it.
+  std::condition_variable write_cv_;
+  std::condition_variable sync_cv_;
+  std::condition_variable async_cv_;  // completions ran
+  bool committer_stop_ = false;
   absl::Status drainer_status_;
   // Metrics.
   uint64_t appended_ = 0;
@@ -320,6 +350,8 @@ class SpooledProducer::Impl {
 
   std::thread drainer_;
   std::thread syncer_;
+  std::thread write_committer_;
+  std::thread sync_committer_;
 };
 
 absl::Status SpooledProducer::Impl::Open() {
@@ -349,6 +381,10 @@ absl::Status SpooledProducer::Impl::Open() {
   quarantined_ = state.quarantined_records;
 
   drainer_ = std::thread([this] { DrainerMain(); });
+  write_committer_ = std::thread([this] { CommitterMain(Stage::kWrite); });
+  if (options_.sync == SyncPolicy::kAlways) {
+    sync_committer_ = std::thread([this] { CommitterMain(Stage::kSync); });
+  }
   if (options_.sync == SyncPolicy::kInterval) {
     syncer_ = std::thread([this] { SyncerMain(); });
   }
@@ -357,11 +393,9 @@ absl::Status SpooledProducer::Impl::Open() {
 
 // --- Appending --------------------------------------------------------------
 
-absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
+absl::Status SpooledProducer::Impl::Encode(std::span<const Record> records,
                                            std::string_view cursor,
-                                           bool has_cursor) {
-  if (records.empty()) return absl::OkStatus();
-  Waiter w;
+                                           bool has_cursor, Waiter& w) {
   const int64_t now_ms = WallMs();
   size_t estimate = 0;
   for (const Record& r : records) {
@@ -402,11 +436,15 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
         " bytes can never fit in the spool (max_records ", options_.max_records,
         ", max_bytes ", options_.max_bytes, ")"));
   }
+  return absl::OkStatus();
+}
 
-  std::unique_lock<std::mutex> lock(mu_);
+absl::Status SpooledProducer::Impl::Admit(std::unique_lock<std::mutex>& lock,
+                                          Waiter& w) {
   if (closed_) return absl::FailedPreconditionError("the spool is closed");
   // Room: reserve it before writing, so that concurrent Sends cannot
   // overfill the spool together.
+  const uint64_t n = w.block.records();
   auto fits = [&] {
     return depth_ + n <= options_.max_records &&
            bytes_ + w.bytes <= options_.max_bytes;
@@ -433,10 +471,26 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
   depth_ += n;
   bytes_ += w.bytes;
   queue_.push_back(&w);
+  return absl::OkStatus();
+}
+
+absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
+                                           std::string_view cursor,
+                                           bool has_cursor) {
+  if (records.empty()) return absl::OkStatus();
+  Waiter w;
+  if (absl::Status s = Encode(records, cursor, has_cursor, w); !s.ok()) {
+    return s;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  if (absl::Status s = Admit(lock, w); !s.ok()) return s;
   // Whoever finds a stage free does it for everyone queued there; the others
   // sleep until their group is done or the stage passes to them.
   for (;;) {
-    if (w.done) return w.status;
+    if (w.done) {
+      RunCompletions(lock);
+      return w.status;
+    }
     if (!w.written && !writing_) {
       WriteGroup(lock);
     } else if (w.written && !syncing_) {
@@ -447,14 +501,101 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
   }
 }
 
+absl::Status SpooledProducer::Impl::AppendAsync(
+    std::span<const Record> records, std::string_view cursor, bool has_cursor,
+    std::function<void(const absl::Status&)> on_durable) {
+  if (records.empty()) {
+    if (on_durable) on_durable(absl::OkStatus());
+    return absl::OkStatus();
+  }
+  auto w = std::make_unique<Waiter>();
+  if (absl::Status s = Encode(records, cursor, has_cursor, *w); !s.ok()) {
+    return s;
+  }
+  w->on_durable =
+      on_durable ? std::move(on_durable) : [](const absl::Status&) {};
+  std::unique_lock<std::mutex> lock(mu_);
+  if (absl::Status s = Admit(lock, *w); !s.ok()) return s;
+  w.release();  // owned by the queue until its completion has run
+  ++async_admitted_;
+  write_cv_.notify_one();
+  return absl::OkStatus();
+}
+
+// Wakes whoever should take a stage next: the Send that waits for it, or
+// that stage's committer thread if the first in line is an asynchronous Send.
+void SpooledProducer::Impl::WakeForStage(Stage stage, Waiter* first) {
+  if (first->on_durable) {
+    (stage == Stage::kWrite ? write_cv_ : sync_cv_).notify_one();
+  } else {
+    first->wake.notify_one();
+  }
+}
+
+// Runs the completions of asynchronous Sends that finished, without the lock
+// (a completion may send again), and frees them.
+void SpooledProducer::Impl::RunCompletions(std::unique_lock<std::mutex>& lock) {
+  if (completions_.empty()) return;
+  std::vector<Waiter*> done;
+  done.swap(completions_);
+  lock.unlock();
+  for (Waiter* w : done) {
+    if (absl::Status thrown = internal::CallUser(
+            "SendAsync completion", [&] { w->on_durable(w->status); });
+        !thrown.ok()) {
+      Report(thrown);
+    }
+    delete w;
+  }
+  lock.lock();
+  async_completed_ += done.size();
+  async_cv_.notify_all();
+}
+
+// Drives one stage of the group commit for asynchronous Sends, whose callers
+// do not wait to do it themselves; synchronous Sends still take the stages
+// they find free, so these threads only fill in. One thread per stage: a
+// single thread would keep writing while a fast caller keeps queueing, and
+// never get to the sync.
+void SpooledProducer::Impl::CommitterMain(Stage stage) {
+  std::condition_variable& cv = stage == Stage::kWrite ? write_cv_ : sync_cv_;
+  auto work = [&] {
+    if (async_admitted_ == async_finished_) return false;
+    return stage == Stage::kWrite ? !queue_.empty() && !writing_
+                                  : !unsynced_.empty() && !syncing_;
+  };
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv.wait(lock, [&] { return work() || committer_stop_; });
+    if (!work()) break;  // stopping, and nothing asynchronous is left
+    if (stage == Stage::kWrite) {
+      WriteGroup(lock);
+    } else {
+      SyncGroups(lock);
+    }
+    RunCompletions(lock);
+  }
+  RunCompletions(lock);
+}
+
 // Called with the lock held and no writer: writes every queued Send in one
 // RocksDB write batch. With SyncPolicy::kAlways the group then waits for a
 // sync, which the next group's write does not: writing group k+1 overlaps
 // syncing group k.
 void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
   writing_ = true;
-  std::vector<Waiter*> group(queue_.begin(), queue_.end());
-  queue_.clear();
+  // Everything queued, up to kMaxGroupBytes (at least one Send): a huge
+  // write would hold up the sync behind it, and copying it costs more than
+  // the write it saves.
+  std::vector<Waiter*> group;
+  uint64_t group_bytes = 0;
+  while (!queue_.empty() &&
+         (group.empty() ||
+          group_bytes + queue_.front()->bytes <= kMaxGroupBytes)) {
+    group_bytes += queue_.front()->bytes;
+    group.push_back(queue_.front());
+    queue_.pop_front();
+  }
   const uint64_t first_seq = next_seq_;
   // One block per Send call: RocksDB's cost is per key.
   std::vector<std::pair<uint64_t, std::string_view>> blocks;
@@ -475,7 +616,7 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
 
   lock.lock();
   writing_ = false;
-  if (!queue_.empty()) queue_.front()->wake.notify_one();  // the next writer
+  if (!queue_.empty()) WakeForStage(Stage::kWrite, queue_.front());
   if (!status.ok()) {
     // Nothing of the group is in the WAL: its sequences were never used.
     next_seq_ = first_seq;
@@ -484,6 +625,10 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
     // This thread's Send is in the group: it syncs next if nobody is.
     for (Waiter* w : group) w->written = true;
     unsynced_.push_back({std::move(group), now_ms});
+    // Asynchronous Sends do not sync for themselves: the committer does.
+    if (!syncing_ && async_admitted_ > async_finished_) {
+      sync_cv_.notify_one();
+    }
   } else {
     FinishGroup(group, status, now_ms);
     ++unsynced_groups_;  // for the interval syncer
@@ -515,7 +660,7 @@ void SpooledProducer::Impl::SyncGroups(std::unique_lock<std::mutex>& lock) {
   }
   syncing_ = false;
   if (!unsynced_.empty()) {
-    unsynced_.front().sends.front()->wake.notify_one();  // the next syncer
+    WakeForStage(Stage::kSync, unsynced_.front().sends.front());
   }
   for (const WrittenGroup& g : groups)
     FinishGroup(g.sends, status, g.written_ms);
@@ -555,7 +700,12 @@ void SpooledProducer::Impl::FinishGroup(const std::vector<Waiter*>& group,
   for (Waiter* w : group) {
     w->status = status;
     w->done = true;
-    w->wake.notify_one();
+    if (w->on_durable) {
+      completions_.push_back(w);
+      ++async_finished_;
+    } else {
+      w->wake.notify_one();
+    }
   }
 }
 
@@ -576,6 +726,19 @@ void SpooledProducer::Impl::SyncerMain() {
 
 absl::Status SpooledProducer::Impl::Flush(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
+  // Asynchronous Sends admitted before the call: durable (or failed) first,
+  // so that their records get sequences and are waited for too. Groups
+  // finish in the order they were queued.
+  const auto deadline = Clock::now() + timeout;
+  const uint64_t admitted = async_admitted_;
+  if (!async_cv_.wait_until(lock, deadline,
+                            [&] { return async_completed_ >= admitted; })) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "spool not flushed within ", timeout.count(),
+        " ms: asynchronous Sends are still waiting to be spooled"));
+  }
+  timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::max(deadline - Clock::now(), Clock::duration::zero()));
   const uint64_t target = durable_seq_;
   ++flushes_waiting_;
   records_cv_.notify_all();  // the drainer commits without waiting for more
@@ -607,7 +770,13 @@ absl::Status SpooledProducer::Impl::Close(
     idle_cv_.wait(lock, [&] {
       return queue_.empty() && !writing_ && unsynced_.empty() && !syncing_;
     });
+    async_cv_.wait(lock, [&] { return async_completed_ == async_admitted_; });
+    committer_stop_ = true;
+    write_cv_.notify_all();
+    sync_cv_.notify_all();
   }
+  if (write_committer_.joinable()) write_committer_.join();
+  if (sync_committer_.joinable()) sync_committer_.join();
   absl::Status status = absl::OkStatus();
   if (drain_timeout.count() > 0) status = Flush(drain_timeout);
   stopping_.store(true);
@@ -1312,6 +1481,14 @@ absl::Status SpooledProducer::Send(const Record& record,
 absl::Status SpooledProducer::SendBatch(std::span<const Record> records,
                                         std::string_view cursor) {
   return impl_->Append(records, cursor, !cursor.empty());
+}
+
+absl::Status SpooledProducer::SendAsync(
+    std::span<const Record> records,
+    std::function<void(const absl::Status&)> on_durable,
+    std::string_view cursor) {
+  return impl_->AppendAsync(records, cursor, !cursor.empty(),
+                            std::move(on_durable));
 }
 
 absl::Status SpooledProducer::Flush(std::chrono::milliseconds timeout) {

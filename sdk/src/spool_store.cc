@@ -423,7 +423,10 @@ absl::Status SpoolStore::Append(
     const std::vector<std::pair<uint64_t, std::string_view>>& blocks,
     uint64_t next_seq,
     const std::optional<std::pair<uint64_t, std::string>>& cursor, bool sync) {
-  rocksdb::WriteBatch batch;
+  // Sized up front: growing a batch of megabytes copies it again and again.
+  size_t bytes = 64 + (cursor.has_value() ? cursor->second.size() : 0);
+  for (const auto& block : blocks) bytes += block.second.size() + 16;
+  rocksdb::WriteBatch batch(bytes);
   for (const auto& [last_seq, value] : blocks) {
     batch.Put(SeqKey(kBlockPrefix, last_seq),
               rocksdb::Slice(value.data(), value.size()));

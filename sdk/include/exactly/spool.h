@@ -63,6 +63,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -214,9 +215,29 @@ class SpooledProducer {
   absl::Status SendBatch(std::span<const Record> records,
                          std::string_view cursor = {});
 
-  // Waits until every record appended before the call is committed to
-  // Kafka (or quarantined). DEADLINE_EXCEEDED if not within `timeout`; the
-  // drainer's error if it stopped for good.
+  // Appends `records` (one write, all or none, like SendBatch) without
+  // waiting for the disk: returns once they are admitted, that is checked,
+  // encoded, given room in the spool (waiting for room as when_full says)
+  // and queued for the next group commit. `on_durable` then runs once, on a
+  // spool thread or on a Send that finished the group commit, with the
+  // outcome SendBatch would have returned: OK once the records are durable
+  // (see SyncPolicy), or why they were not spooled. Keep it short; it may
+  // send again but must not call Flush or Close. An error returned here
+  // means nothing was admitted and `on_durable` never runs (an empty
+  // `records` completes at once, on the calling thread). Calls are written
+  // in the order they were admitted, so after a crash the spool holds a
+  // prefix of them; but a call that failed (no space left) may be followed
+  // by calls that succeeded. This is the spool's fast path: the caller need
+  // not wait for each fsync, so one thread keeps many group commits' worth
+  // of records in flight (as librdkafka's produce() with a delivery
+  // callback does).
+  absl::Status SendAsync(std::span<const Record> records,
+                         std::function<void(const absl::Status&)> on_durable,
+                         std::string_view cursor = {});
+
+  // Waits until every record appended before the call (SendAsync's
+  // included) is committed to Kafka (or quarantined). DEADLINE_EXCEEDED if not
+  // within `timeout`; the drainer's error if it stopped for good.
   absl::Status Flush(std::chrono::milliseconds timeout);
   absl::Status WaitDrained(std::chrono::milliseconds timeout) {
     return Flush(timeout);

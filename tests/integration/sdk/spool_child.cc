@@ -5,10 +5,12 @@
 // all are sent waits until the spool is drained, then exits 0. It may be
 // killed at any moment. With DELAY_US > 0 it sends one record at a time
 // (every 7th round a batch of 5), pausing DELAY_US after each; with 0 it
-// goes flat out, in batches of 25.
+// goes flat out, in batches of 25. With "async" it calls SendAsync instead
+// of Send/SendBatch and acknowledges in the completions (so several calls
+// are on their way to the disk when it is killed).
 //
 //   exactly_spool_child BOOTSTRAP DIR TOPIC CHECKPOINT_TOPIC TRANSACTIONAL_ID
-//                       N ACK_FILE [DELAY_US]
+//                       N ACK_FILE [DELAY_US [async]]
 //
 // An empty TRANSACTIONAL_ID ("") runs the spool at least once.
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,19 +45,42 @@ void Ack(int fd, int first, int last) {
   }
 }
 
+// Records first..last with SendAsync; the completion acknowledges them.
+void SendAsync(exactly::SpooledProducer& spool,
+               std::span<const exactly::Record> records, int ack, int first,
+               int last) {
+  absl::Status s = spool.SendAsync(
+      records,
+      [ack, first, last](const absl::Status& outcome) {
+        if (!outcome.ok()) {
+          std::fprintf(stderr, "spool_child: send: %s\n",
+                       outcome.ToString().c_str());
+          std::_Exit(3);
+        }
+        Ack(ack, first, last);
+      },
+      std::to_string(last));
+  if (!s.ok()) {
+    std::fprintf(stderr, "spool_child: send: %s\n", s.ToString().c_str());
+    std::exit(3);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 8 && argc != 9) {
+  if (argc < 8 || argc > 10) {
     std::fprintf(stderr,
                  "usage: %s BOOTSTRAP DIR TOPIC CHECKPOINT_TOPIC "
-                 "TRANSACTIONAL_ID N ACK_FILE [DELAY_US]\n",
+                 "TRANSACTIONAL_ID N ACK_FILE [DELAY_US [async]]\n",
                  argv[0]);
     return 2;
   }
+  const bool async = argc == 10 && std::string(argv[9]) == "async";
   const std::string topic = argv[3];
   const int n = std::atoi(argv[6]);
-  const auto delay = std::chrono::microseconds(argc == 9 ? std::atol(argv[8]) : 0);
+  const auto delay =
+      std::chrono::microseconds(argc >= 9 ? std::atol(argv[8]) : 0);
   exactly::SpoolOptions o;
   o.dir = argv[2];
   o.producer.bootstrap_servers = argv[1];
@@ -77,7 +103,8 @@ int main(int argc, char** argv) {
   };
   auto spool = exactly::SpooledProducer::Create(o);
   if (!spool.ok()) {
-    std::fprintf(stderr, "spool_child: %s\n", spool.status().ToString().c_str());
+    std::fprintf(stderr, "spool_child: %s\n",
+                 spool.status().ToString().c_str());
     return 1;
   }
   const int ack = open(argv[7], O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -96,8 +123,9 @@ int main(int argc, char** argv) {
                      "spool_child: depth %llu appended %llu sent %llu "
                      "committed %llu txns %llu recoveries %llu errors %llu "
                      "commit %lld us\n",
-                     (unsigned long long)m.depth, (unsigned long long)m.appended,
-                     (unsigned long long)m.sent, (unsigned long long)m.committed,
+                     (unsigned long long)m.depth,
+                     (unsigned long long)m.appended, (unsigned long long)m.sent,
+                     (unsigned long long)m.committed,
                      (unsigned long long)m.transactions,
                      (unsigned long long)m.recoveries,
                      (unsigned long long)m.drainer_errors,
@@ -124,23 +152,31 @@ int main(int argc, char** argv) {
       for (size_t j = 0; j < keys.size(); ++j) {
         records.push_back({.topic = topic, .key = keys[j], .value = values[j]});
       }
-      absl::Status s = (*spool)->SendBatch(records, std::to_string(last));
-      if (!s.ok()) {
-        std::fprintf(stderr, "spool_child: send: %s\n", s.ToString().c_str());
-        return 3;
+      if (async) {
+        SendAsync(**spool, records, ack, i, last);
+      } else {
+        absl::Status s = (*spool)->SendBatch(records, std::to_string(last));
+        if (!s.ok()) {
+          std::fprintf(stderr, "spool_child: send: %s\n", s.ToString().c_str());
+          return 3;
+        }
+        Ack(ack, i, last);
       }
-      Ack(ack, i, last);
       i = last + 1;
     } else {
       const std::string key = "k" + std::to_string(i % 8);
       const std::string value = Value(i);
-      absl::Status s = (*spool)->Send({.topic = topic, .key = key, .value = value},
-                                      std::to_string(i));
-      if (!s.ok()) {
-        std::fprintf(stderr, "spool_child: send: %s\n", s.ToString().c_str());
-        return 3;
+      const exactly::Record record{.topic = topic, .key = key, .value = value};
+      if (async) {
+        SendAsync(**spool, {&record, 1}, ack, i, i);
+      } else {
+        absl::Status s = (*spool)->Send(record, std::to_string(i));
+        if (!s.ok()) {
+          std::fprintf(stderr, "spool_child: send: %s\n", s.ToString().c_str());
+          return 3;
+        }
+        Ack(ack, i, i);
       }
-      Ack(ack, i, i);
       ++i;
     }
     if (delay.count() > 0) std::this_thread::sleep_for(delay);

@@ -1,0 +1,261 @@
+// SpooledProducer::SendAsync against the bundled broker: every admitted call
+// completes exactly once, records whose completion said OK reach Kafka
+// exactly once and in order, refusals never complete, a failed write or
+// sync completes with its error and loses nothing else, and Flush waits for
+// what is still on its way to the disk.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "spool_test_util.h"
+#include "storage/fault_injecting_file_system.h"
+
+namespace exactly::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Completions, counted per call, with the values each call carried.
+class Completions {
+ public:
+  // A callback for one SendAsync call carrying `values`.
+  std::function<void(const absl::Status&)> For(
+      std::vector<std::string> values) {
+    return [this, values = std::move(values)](const absl::Status& s) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++calls_;
+      if (s.ok()) {
+        ok_.insert(values.begin(), values.end());
+      } else {
+        failed_.insert(values.begin(), values.end());
+        last_error_ = s;
+      }
+    };
+  }
+  int calls() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+  std::multiset<std::string> ok() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ok_;
+  }
+  std::multiset<std::string> failed() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failed_;
+  }
+  absl::Status last_error() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_error_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  int calls_ = 0;
+  std::multiset<std::string> ok_, failed_;
+  absl::Status last_error_;
+};
+
+class SpoolSendAsyncTest : public SpoolTest {
+ protected:
+  // Sends values [first, last] in calls of `batch` records, keyed `key`;
+  // every call must be admitted. Returns the number of calls.
+  static int SendRange(SpooledProducer& spool, const std::string& topic,
+                       const std::string& key, int first, int last, int batch,
+                       Completions& done) {
+    int calls = 0;
+    for (int i = first; i <= last; i += batch) {
+      std::vector<std::string> values;
+      for (int j = i; j <= std::min(last, i + batch - 1); ++j) {
+        values.push_back(Value(j));
+      }
+      std::vector<Record> records;
+      for (const std::string& v : values) {
+        records.push_back({.topic = topic, .key = key, .value = v});
+      }
+      absl::Status s = spool.SendAsync(records, done.For(values));
+      EXPECT_TRUE(s.ok()) << s;
+      ++calls;
+    }
+    return calls;
+  }
+};
+
+TEST_F(SpoolSendAsyncTest, EveryCallCompletesOnceAndEveryRecordArrivesOnce) {
+  const std::string topic = NewTopic("spool-async", 3);
+  auto spool = SpooledProducer::Create(
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  Completions done;
+  // One thread, many calls in flight: batches of 1..40 records.
+  int calls = 0;
+  int next = 0;
+  for (int size = 1; next < 3000; size = size % 40 + 1) {
+    const int last = std::min(2999, next + size - 1);
+    calls += SendRange(**spool, topic, "k" + std::to_string(size % 3), next,
+                       last, size, done);
+    next = last + 1;
+  }
+  // Flush covers what is still on its way to the disk.
+  absl::Status flushed = (*spool)->Flush(kPatience);
+  ASSERT_TRUE(flushed.ok()) << flushed;
+  EXPECT_EQ(done.calls(), calls);
+  EXPECT_EQ(done.ok(), Expected(0, 2999));
+  EXPECT_TRUE(done.failed().empty());
+  const SpoolMetrics m = (*spool)->metrics();
+  EXPECT_EQ(m.appended, 3000u);
+  EXPECT_EQ(m.committed, 3000u);
+  EXPECT_EQ(m.depth, 0u);
+  ASSERT_TRUE((*spool)->Close().ok());
+  const auto records = ReadCommittedAssigned(bootstrap(), topic, 3);
+  EXPECT_EQ(ValuesOf(records), Expected(0, 2999));
+  std::map<std::string, std::vector<std::string>> by_key;
+  for (const SpooledRecord& r : records) by_key[r.key].push_back(r.value);
+  for (const auto& [key, values] : by_key) {
+    EXPECT_TRUE(std::is_sorted(values.begin(), values.end()))
+        << "key " << key << " out of order";
+  }
+}
+
+// Synchronous and asynchronous senders share the group commit: each kind
+// may end up driving the other's writes and syncs.
+TEST_F(SpoolSendAsyncTest, SendAndSendAsyncTogetherLoseNothing) {
+  const std::string topic = NewTopic("spool-async-mixed", 2);
+  auto spool = SpooledProducer::Create(
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  Completions done;
+  std::atomic<int> async_calls{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string key = "sync-" + std::to_string(t);
+      for (int i = 0; i < 200; ++i) {
+        absl::Status s = (*spool)->Send(
+            {.topic = topic, .key = key, .value = Value(t * 200 + i)});
+        ASSERT_TRUE(s.ok()) << s;
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    async_calls = SendRange(**spool, topic, "async", 400, 1999, 16, done);
+  });
+  for (std::thread& t : threads) t.join();
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  EXPECT_EQ(done.calls(), async_calls.load());
+  EXPECT_EQ(done.ok(), Expected(400, 1999));
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 2)),
+            Expected(0, 1999));
+}
+
+TEST_F(SpoolSendAsyncTest, ARefusedCallNeverCompletes) {
+  const std::string topic = NewTopic("spool-async-refused", 1);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.max_records = 3;
+  o.when_full = SpoolFullPolicy::kFail;
+  BlockDrainer();  // the spool stays full
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  std::atomic<int> completed{0};
+  auto count = [&](const absl::Status&) { ++completed; };
+  const std::string value = "v";
+  const Record good{.topic = topic, .value = value};
+  const Record bad{.topic = "", .value = value};
+  absl::Status s = (*spool)->SendAsync({&bad, 1}, count);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  const std::vector<Record> three(3, good);
+  ASSERT_TRUE((*spool)->SendAsync(three, count).ok());
+  s = (*spool)->SendAsync({&good, 1}, count);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(s.message(), HasSubstr("spool full"));
+  // The admitted call completes; Close waits for it.
+  (*spool)->Close().IgnoreError();
+  EXPECT_EQ(completed.load(), 1);
+  s = (*spool)->SendAsync({&good, 1}, count);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_EQ(completed.load(), 1);
+  UnblockDrainer();
+}
+
+// A completion that throws is reported through on_error; the thread that ran
+// it and the spool go on.
+TEST_F(SpoolSendAsyncTest, AThrowingCompletionIsReportedAndTheSpoolGoesOn) {
+  const std::string topic = NewTopic("spool-async-throw", 1);
+  auto spool = SpooledProducer::Create(
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  const std::string first = Value(0), second = Value(1);
+  const Record a{.topic = topic, .value = first};
+  const Record b{.topic = topic, .value = second};
+  ASSERT_TRUE((*spool)
+                  ->SendAsync({&a, 1},
+                              [](const absl::Status&) {
+                                throw std::runtime_error("completion failed");
+                              })
+                  .ok());
+  Completions done;
+  ASSERT_TRUE((*spool)->SendAsync({&b, 1}, done.For({second})).ok());
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  EXPECT_EQ(done.ok(), Expected(1, 1));
+  bool reported = false;
+  for (const absl::Status& r : reports_.all()) {
+    reported = reported || absl::StrContains(r.message(), "completion failed");
+  }
+  EXPECT_TRUE(reported);
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)),
+            Expected(0, 1));
+}
+
+// A full disk fails the calls whose write hit it, through their
+// completions; calls before and after are delivered, nothing twice.
+TEST_F(SpoolSendAsyncTest, ADiskFullFailsTheCallsItHitAndLosesNothingElse) {
+  const std::string topic = NewTopic("spool-async-enospc", 1);
+  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
+      rocksdb::FileSystem::Default());
+  std::unique_ptr<rocksdb::Env> env =
+      broker::FaultInjectingFileSystem::NewEnv(fs);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.env = env.get();
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  Completions before, during, after;
+  SendRange(**spool, topic, "k", 0, 99, 10, before);
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  fs->SetNoSpace(true);
+  const int failing = SendRange(**spool, topic, "k", 100, 149, 10, during);
+  // Flush waits for their completions (the drain then has nothing new).
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  EXPECT_EQ(during.calls(), failing);
+  EXPECT_TRUE(during.ok().empty());
+  EXPECT_EQ(during.failed(), Expected(100, 149));
+  EXPECT_EQ(during.last_error().code(), absl::StatusCode::kResourceExhausted)
+      << during.last_error();
+  EXPECT_THAT(during.last_error().message(), HasSubstr("not spooled"));
+  fs->SetNoSpace(false);
+  SendRange(**spool, topic, "k", 150, 199, 10, after);
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  ASSERT_TRUE((*spool)->Close().ok());
+  std::multiset<std::string> delivered = before.ok();
+  const std::multiset<std::string> later = after.ok();
+  delivered.insert(later.begin(), later.end());
+  EXPECT_EQ(delivered.size(), 150u);
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)), delivered);
+}
+
+}  // namespace
+}  // namespace exactly::testing
