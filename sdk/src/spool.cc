@@ -307,6 +307,10 @@ class SpooledProducer::Impl {
   uint64_t next_quarantine_ = 1;
   uint64_t unsynced_groups_ = 0;
   int flushes_waiting_ = 0;  // Flush() calls waiting: the drainer hurries
+  // Sends waiting for room, or refused for want of it since the last commit:
+  // the drainer hurries too, as room comes back only when it commits.
+  int room_waiters_ = 0;
+  bool room_refused_ = false;
   // Asynchronous Sends: admitted, done (durable or failed), and whose
   // completion has run; the completions waiting to run.
   uint64_t async_admitted_ = 0;
@@ -452,14 +456,20 @@ absl::Status SpooledProducer::Impl::Admit(std::unique_lock<std::mutex>& lock,
   if (!fits()) {
     if (options_.when_full == SpoolFullPolicy::kFail ||
         options_.full_timeout.count() == 0) {
+      room_refused_ = true;
+      records_cv_.notify_all();  // the drainer commits what it has
       return absl::ResourceExhaustedError(absl::StrCat(
           "spool full: it holds ", depth_, " records / ", bytes_,
           " bytes (max_records ", options_.max_records, ", max_bytes ",
           options_.max_bytes, "); the record was not spooled"));
     }
     const auto deadline = Clock::now() + options_.full_timeout;
-    if (!space_cv_.wait_until(lock, deadline,
-                              [&] { return fits() || closed_; })) {
+    ++room_waiters_;
+    records_cv_.notify_all();  // the drainer commits what it has
+    const bool room =
+        space_cv_.wait_until(lock, deadline, [&] { return fits() || closed_; });
+    --room_waiters_;
+    if (!room) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "spool full for ", options_.full_timeout.count(), " ms: it holds ",
           depth_, " records / ", bytes_, " bytes (max_records ",
@@ -1062,6 +1072,7 @@ void SpooledProducer::Impl::Committed(const Batch& batch, uint64_t previous,
   {
     std::lock_guard<std::mutex> lock(mu_);
     committed_seq_ = batch.last;
+    room_refused_ = false;
     depth_ -= std::min(depth_, batch.records);
     bytes_ -= std::min(bytes_, batch.bytes);
     if (ours) {
@@ -1333,11 +1344,14 @@ absl::Status SpooledProducer::Impl::DrainExactlyOnce() {
       if (full(batch) || Clock::now() >= deadline) break;
       if (stopping_.load()) break;
       std::unique_lock<std::mutex> lock(mu_);
-      // A Flush() waiting: commit what there is rather than wait for more.
-      if (flushes_waiting_ > 0 && durable_seq_ <= batch.last) break;
+      // A Flush() waiting, or a Send waiting for room: commit what there is
+      // rather than wait for more (room comes back only with a commit).
+      auto hurry = [&] {
+        return flushes_waiting_ > 0 || room_waiters_ > 0 || room_refused_;
+      };
+      if (hurry() && durable_seq_ <= batch.last) break;
       records_cv_.wait_until(lock, deadline, [&] {
-        return durable_seq_ > batch.last || stopping_.load() ||
-               flushes_waiting_ > 0;
+        return durable_seq_ > batch.last || stopping_.load() || hurry();
       });
     }
     if (batch.last == previous) return absl::OkStatus();  // nothing at all

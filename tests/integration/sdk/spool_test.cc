@@ -397,6 +397,50 @@ TEST_F(SpooledProducerTest, AFullSpoolBlocksUntilTheDrainerMakesRoom) {
   EXPECT_TRUE(std::is_sorted(in_order.begin(), in_order.end()));
 }
 
+// Room comes back only when the drainer commits; a Send waiting for it (or
+// refused for want of it) makes the drainer commit what it has instead of
+// waiting out max_batch_time for records that cannot come.
+TEST_F(SpooledProducerTest, AFullSpoolDoesNotWaitForTheTransactionToFill) {
+  const std::string topic = NewTopic("spool-full-hurry", 1);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.max_records = 10;
+  // A transaction would otherwise stay open for 30 s, three times as long
+  // as a blocked Send waits, or a refused one is retried.
+  o.producer.properties["transaction.timeout.ms"] = "60000";
+  o.max_batch_time = std::chrono::seconds(30);
+  o.when_full = SpoolFullPolicy::kBlock;
+  o.full_timeout = std::chrono::seconds(10);
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  for (int i = 0; i < 40; ++i) {
+    absl::Status s = (*spool)->Send({.topic = topic, .value = Value(i)});
+    ASSERT_TRUE(s.ok()) << i << ": " << s;
+  }
+  ASSERT_TRUE((*spool)->Close(kPatience).ok());
+
+  o.dir = temp_.Sub("spool-fail");
+  o.producer.transactional_id = TestCluster::UniqueName("txn");
+  o.when_full = SpoolFullPolicy::kFail;
+  auto failing = SpooledProducer::Create(o);
+  ASSERT_TRUE(failing.ok()) << failing.status();
+  for (int i = 40; i < 80; ++i) {
+    const auto give_up =
+        std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    absl::Status s;
+    while (!(s = (*failing)->Send({.topic = topic, .value = Value(i)})).ok()) {
+      ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+      ASSERT_LT(std::chrono::steady_clock::now(), give_up)
+          << "record " << i << " refused for 10 s: the drainer waited for "
+          << "its transaction to fill";
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  ASSERT_TRUE((*failing)->Close(kPatience).ok());
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)),
+            Expected(0, 79));
+}
+
 TEST_F(SpooledProducerTest, ADiskFullFailsTheSendThatHitItAndLosesNothing) {
   const std::string topic = NewTopic("spool-enospc", 1);
   OnFaultyDisk disk = OpenOnFaultyDisk();
