@@ -401,13 +401,9 @@ absl::Status SpooledProducer::Impl::Encode(std::span<const Record> records,
                                            std::string_view cursor,
                                            bool has_cursor, Waiter& w) {
   const int64_t now_ms = WallMs();
-  size_t estimate = 0;
+  size_t estimate = 0;  // the block adds a 4-byte length per record
   for (const Record& r : records) {
-    estimate +=
-        64 + r.topic.size() + r.key.size() + r.value.size() + cursor.size();
-    for (const Header& h : r.headers) {
-      estimate += 10 + h.key.size() + h.value.size();
-    }
+    estimate += 4 + spool::EncodedSizeBound(r, cursor);
   }
   w.block.Reserve(estimate);
   for (const Record& r : records) {

@@ -1,6 +1,5 @@
 #include "spool_block.h"
 
-#include <cstring>
 #include <optional>
 
 #include "spool_format.h"
@@ -18,27 +17,10 @@ constexpr size_t kMinRecordSize = 30;
 // wider window costs a CRC extension per position and sequence.
 constexpr uint64_t kResyncWindow = 16;
 
-// Lengths are little-endian; on a little-endian host a plain copy.
-void PutLength(char* at, uint32_t n) {
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  n = __builtin_bswap32(n);
-#endif
-  std::memcpy(at, &n, sizeof n);
-}
-
-uint32_t GetLength(const char* at) {
-  uint32_t n;
-  std::memcpy(&n, at, sizeof n);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  n = __builtin_bswap32(n);
-#endif
-  return n;
-}
-
 // The record whose length field is at `pos`, if it fits in the value.
 std::optional<std::string_view> RecordAt(std::string_view value, size_t pos) {
   if (value.size() - pos < kLengthSize) return std::nullopt;
-  const uint32_t n = GetLength(value.data() + pos);
+  const uint32_t n = LoadFixed32(value.data() + pos);
   if (n < kMinRecordSize || n > value.size() - pos - kLengthSize) {
     return std::nullopt;
   }
@@ -91,7 +73,7 @@ void BlockBuilder::Add(const Record& record, int64_t append_ms,
   value_.append(kLengthSize, '\0');
   payload_crcs_.push_back(AppendRecord(value_, record, append_ms, cursor));
   const size_t stored = value_.size() - at - kLengthSize;
-  PutLength(value_.data() + at, static_cast<uint32_t>(stored));
+  StoreFixed32(value_.data() + at, static_cast<uint32_t>(stored));
   record_bytes_ += stored;
 }
 
@@ -101,7 +83,7 @@ std::string_view BlockBuilder::Seal(uint64_t first_seq) {
   value_.replace(1, 8, be);
   size_t pos = kHeaderSize;
   for (size_t i = 0; i < payload_crcs_.size(); ++i) {
-    const uint32_t n = GetLength(value_.data() + pos);
+    const uint32_t n = LoadFixed32(value_.data() + pos);
     SealAt(value_.data() + pos + kLengthSize, payload_crcs_[i], first_seq + i);
     pos += kLengthSize + n;
   }
@@ -112,7 +94,8 @@ std::string BlockOfStored(uint64_t seq, std::string_view stored) {
   std::string value(kHeaderSize + kLengthSize, '\0');
   value[0] = static_cast<char>(kBlockVersion);
   value.replace(1, 8, EncodeU64(seq));
-  PutLength(value.data() + kHeaderSize, static_cast<uint32_t>(stored.size()));
+  StoreFixed32(value.data() + kHeaderSize,
+               static_cast<uint32_t>(stored.size()));
   value.append(stored.data(), stored.size());
   return value;
 }

@@ -68,10 +68,7 @@ class Reader {
   }
   bool Fixed32(uint32_t& v) {
     if (in_.size() < 4) return false;
-    v = 0;
-    for (int i = 0; i < 4; ++i) {
-      v |= static_cast<uint32_t>(static_cast<uint8_t>(in_[i])) << (8 * i);
-    }
+    v = LoadFixed32(in_.data());
     in_.remove_prefix(4);
     return true;
   }
@@ -134,6 +131,22 @@ std::string EncodeU64(uint64_t v) {
   return out;
 }
 
+void StoreFixed32(char* at, uint32_t v) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  std::memcpy(at, &v, sizeof v);
+}
+
+uint32_t LoadFixed32(const char* at) {
+  uint32_t v;
+  std::memcpy(&v, at, sizeof v);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+
 std::optional<uint64_t> DecodeU64(std::string_view bytes) {
   if (bytes.size() != 8) return std::nullopt;
   uint64_t v = 0;
@@ -152,14 +165,18 @@ std::optional<uint64_t> ParseSeqKey(char prefix, std::string_view key) {
   return DecodeU64(key.substr(1));
 }
 
-uint32_t AppendRecord(std::string& p, const Record& record, int64_t append_ms,
-                      std::string_view cursor) {
+size_t EncodedSizeBound(const Record& record, std::string_view cursor) {
   size_t size = 44 + record.topic.size() + record.key.size() +
                 record.value.size() + cursor.size();
   for (const Header& h : record.headers) {
     size += 10 + h.key.size() + h.value.size();
   }
-  p.reserve(p.size() + size);
+  return size;
+}
+
+uint32_t AppendRecord(std::string& p, const Record& record, int64_t append_ms,
+                      std::string_view cursor) {
+  p.reserve(p.size() + EncodedSizeBound(record, cursor));
   p.append(4, '\0');  // the CRC, filled in by Seal()
   const size_t payload = p.size();
   p.push_back(static_cast<char>(kRecordVersion));
@@ -186,8 +203,7 @@ EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
 }
 
 void SealAt(char* crc_slot, uint32_t payload_crc, uint64_t seq) {
-  const uint32_t crc = SeqCrc(payload_crc, seq);
-  for (int i = 0; i < 4; ++i) crc_slot[i] = static_cast<char>(crc >> (8 * i));
+  StoreFixed32(crc_slot, SeqCrc(payload_crc, seq));
 }
 
 void Seal(EncodedRecord& encoded, uint64_t seq) {

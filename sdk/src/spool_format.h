@@ -66,6 +66,9 @@ std::string SeqKey(char prefix, uint64_t seq);
 std::optional<uint64_t> ParseSeqKey(char prefix, std::string_view key);
 
 std::string EncodeU64(uint64_t v);  // 8 bytes BE
+// 4 bytes little-endian at `at` (CRCs and lengths in stored values).
+void StoreFixed32(char* at, uint32_t v);
+uint32_t LoadFixed32(const char* at);
 std::optional<uint64_t> DecodeU64(std::string_view bytes);
 
 // A record as it will be stored, its CRC not yet filled in (4 zero bytes,
@@ -81,6 +84,9 @@ EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
 // returns the payload's CRC.
 uint32_t AppendRecord(std::string& out, const Record& record, int64_t append_ms,
                       std::string_view cursor);
+// An upper bound on the bytes AppendRecord adds for `record`, to reserve
+// room up front.
+size_t EncodedSizeBound(const Record& record, std::string_view cursor);
 // Fills in the CRC over the payload and `seq`.
 void Seal(EncodedRecord& encoded, uint64_t seq);
 // The same for a record whose 4 CRC bytes start at `crc_slot`.

@@ -297,23 +297,16 @@ absl::Status SpoolStore::Load(StoreState* state, bool created,
       if (*last <= state->committed) continue;
       std::string existing;
       if (!db_->Get(r, key, &existing).IsNotFound()) continue;
-      uint64_t records = 0;
       ForEachInBlock(value, *last, state->committed + 1,
-                     [&](uint64_t, std::string_view) {
-                       ++records;
-                       return true;
-                     });
-      if (read_only_) {
-        ForEachInBlock(value, *last, state->committed + 1,
-                       [&](uint64_t seq, std::string_view stored) {
+                     [&](uint64_t seq, std::string_view stored) {
+                       ++restored;
+                       if (read_only_) {
                          state->salvageable.emplace_back(seq,
                                                          std::string(stored));
-                         return true;
-                       });
-      } else {
-        batch.Put(key, value);
-      }
-      restored += records;
+                       }
+                       return true;
+                     });
+      if (!read_only_) batch.Put(key, value);
     }
     state->events.push_back(absl::StrCat(
         salvage.corrupt_entries,
@@ -457,18 +450,13 @@ absl::Status SpoolStore::Scan(
     std::optional<uint64_t> last = ParseSeqKey(
         kBlockPrefix, std::string_view(it->key().data(), it->key().size()));
     if (!last.has_value()) break;  // past the blocks
-    bool past_to = false;
+    // Stopped (by fn, or past `to`), or the last block that can hold `to`.
     const bool went_on =
         ForEachInBlock(std::string_view(it->value().data(), it->value().size()),
                        *last, from, [&](uint64_t seq, std::string_view stored) {
-                         if (seq > to) {
-                           past_to = true;
-                           return false;
-                         }
-                         return fn(seq, stored);
+                         return seq <= to && fn(seq, stored);
                        });
-    if (!went_on && !past_to) return absl::OkStatus();  // fn stopped
-    if (past_to || *last >= to) return absl::OkStatus();
+    if (!went_on || *last >= to) return absl::OkStatus();
   }
   return FromRocksDb(it->status(), "spool read");
 }
