@@ -207,12 +207,18 @@ absl::StatusOr<std::unique_ptr<SpoolStore>> SpoolStore::Open(
     created = empty;
   } else if (!got.ok()) {
     return FromRocksDb(got, "read spool format");
-  } else if (format == kFormatValueOneKeyPerRecord && !o.read_only) {
+  } else if (format == kFormatValueOneKeyPerRecord) {
+    // Read-only, its records would not be seen (they are read as blocks).
+    if (o.read_only) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path,
+          " holds a spool of format 1 (a key per record): open it once "
+          "with a SpooledProducer to convert it"));
+    }
     if (absl::Status c = store->ConvertToBlocks(); !c.ok()) return c;
     state->events.push_back(
         "the spool was converted from format 1 (a key per record) to blocks");
-  } else if (format != kFormatValue &&
-             !(format == kFormatValueOneKeyPerRecord && o.read_only)) {
+  } else if (format != kFormatValue) {
     return absl::FailedPreconditionError(
         absl::StrCat(path, " holds a spool of an unknown format: ", format));
   }

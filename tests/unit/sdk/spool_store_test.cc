@@ -190,6 +190,13 @@ TEST(SpoolStoreTest, AFormatOneSpoolIsConvertedAndKeepsEveryRecord) {
       batch.Put(SeqKey(kRecordPrefix, seq), r.stored);
     }
   }));
+  // A read-only look cannot convert it, and would not see its records.
+  StoreState look;
+  auto reader = SpoolStore::Open({.dir = dir.path(), .read_only = true}, &look);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(reader.status().message().find("format 1"), std::string::npos)
+      << reader.status();
   StoreState state;
   auto store = SpoolStore::Open({.dir = dir.path()}, &state);
   ASSERT_TRUE(store.ok()) << store.status();
