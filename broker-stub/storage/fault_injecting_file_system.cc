@@ -44,6 +44,7 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
     return IOStatus::NotSupported("positioned appends are not tracked");
   }
   IOStatus Sync(const IOOptions& o, IODebugContext* d) override {
+    fs_->WaitWhileSyncsHeld();
     if (IOStatus injected = fs_->InjectedSyncError(); !injected.ok())
       return injected;
     IOStatus s = FSWritableFileOwnerWrapper::Sync(o, d);
@@ -51,6 +52,7 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
     return s;
   }
   IOStatus Fsync(const IOOptions& o, IODebugContext* d) override {
+    fs_->WaitWhileSyncsHeld();
     if (IOStatus injected = fs_->InjectedSyncError(); !injected.ok())
       return injected;
     IOStatus s = FSWritableFileOwnerWrapper::Fsync(o, d);
@@ -171,6 +173,17 @@ IOStatus FaultInjectingFileSystem::InjectedSyncError() const {
   if (syncs_fail_.load())
     return IOStatus::IOError("injected: fsync failed (EIO)");
   return IOStatus::OK();
+}
+
+void FaultInjectingFileSystem::HoldSyncs(bool hold) {
+  std::lock_guard<std::mutex> lock(hold_mu_);
+  syncs_held_ = hold;
+  hold_cv_.notify_all();
+}
+
+void FaultInjectingFileSystem::WaitWhileSyncsHeld() {
+  std::unique_lock<std::mutex> lock(hold_mu_);
+  hold_cv_.wait(lock, [&] { return !syncs_held_; });
 }
 
 void FaultInjectingFileSystem::OnSync(const std::string& fname) {

@@ -10,6 +10,7 @@
 // Disk full: SetNoSpace(true) makes every write and sync fail with RocksDB's
 // NoSpace error. A failing disk: SetSyncsFail(true) makes syncs fail with an
 // I/O error while writes still reach the page cache (what fsync's EIO means).
+// A slow disk: HoldSyncs(true) makes syncs wait until HoldSyncs(false).
 #ifndef EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_
 #define EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_
 
@@ -17,6 +18,7 @@
 #include <rocksdb/file_system.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,6 +48,9 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
   void SetNoSpace(bool no_space) { no_space_.store(no_space); }
   bool no_space() const { return no_space_.load(); }
   void SetSyncsFail(bool fail) { syncs_fail_.store(fail); }
+  void HoldSyncs(bool hold);
+  // Returns once syncs are not held (called by every sync first).
+  void WaitWhileSyncsHeld();
   // The error a sync returns now, if any.
   rocksdb::IOStatus InjectedSyncError() const;
 
@@ -88,6 +93,9 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
   std::atomic<bool> no_space_{false};
   std::atomic<bool> syncs_fail_{false};
   std::atomic<bool> power_cut_{false};
+  std::mutex hold_mu_;
+  std::condition_variable hold_cv_;
+  bool syncs_held_ = false;
 };
 
 }  // namespace exactly::broker

@@ -44,6 +44,16 @@ constexpr char kSpoolSeqHeader[] = "exactly.spool.seq";
 // The most a group commit writes at once (record bytes): beyond this the
 // rest waits for the next write, which overlaps this group's sync.
 constexpr uint64_t kMaxGroupBytes = 4 << 20;
+// Encoded bytes of SendAsync calls admitted and not yet completed. Past it,
+// SendAsync waits for the committers: without a bound a fast caller queued up
+// to max_bytes (1 GiB by default) in memory, every buffer on fresh pages (the
+// page faults cost more CPU than the encoding); with it, a few group
+// commits' worth stay in flight and their memory is reused.
+constexpr uint64_t kMaxAsyncPendingBytes = 16 << 20;
+// The spool whose SendAsync completions this thread is running: a completion
+// that sends again must not wait for completions (it may be the committer
+// they wait for).
+thread_local const void* tl_completing = nullptr;
 // A drainer call to the transactional API gives up after this long (the
 // next call resumes it), so that Close() is not held up by a dead broker
 // for a whole transaction timeout.
@@ -316,6 +326,7 @@ class SpooledProducer::Impl {
   uint64_t async_admitted_ = 0;
   uint64_t async_finished_ = 0;
   uint64_t async_completed_ = 0;
+  uint64_t async_pending_bytes_ = 0;  // see kMaxAsyncPendingBytes
   std::vector<Waiter*> completions_;
   // Async work for the committers: one thread per stage, so that writing
   // group k+1 still overlaps syncing group k when no Send waits to do it.
@@ -350,6 +361,7 @@ class SpooledProducer::Impl {
   std::unique_ptr<Producer> producer_;
   std::unique_ptr<spool::CheckpointReader> reader_;
   std::set<std::string, std::less<>> warm_topics_;  // of the current producer
+  std::string_view last_warm_topic_;                // into warm_topics_
   std::map<uint64_t, uint64_t> withdrawn_seen_;     // withdrawn_, as last read
 
   std::thread drainer_;
@@ -521,7 +533,15 @@ absl::Status SpooledProducer::Impl::AppendAsync(
   w->on_durable =
       on_durable ? std::move(on_durable) : [](const absl::Status&) {};
   std::unique_lock<std::mutex> lock(mu_);
+  if (tl_completing != this) {
+    async_cv_.wait(lock, [&] {
+      return async_pending_bytes_ == 0 ||
+             async_pending_bytes_ + w->bytes <= kMaxAsyncPendingBytes ||
+             closed_;
+    });
+  }
   if (absl::Status s = Admit(lock, *w); !s.ok()) return s;
+  async_pending_bytes_ += w->bytes;
   w.release();  // owned by the queue until its completion has run
   ++async_admitted_;
   write_cv_.notify_one();
@@ -545,16 +565,22 @@ void SpooledProducer::Impl::RunCompletions(std::unique_lock<std::mutex>& lock) {
   std::vector<Waiter*> done;
   done.swap(completions_);
   lock.unlock();
+  uint64_t freed = 0;
+  const void* outer = tl_completing;
+  tl_completing = this;
   for (Waiter* w : done) {
     if (absl::Status thrown = internal::CallUser(
             "SendAsync completion", [&] { w->on_durable(w->status); });
         !thrown.ok()) {
       Report(thrown);
     }
+    freed += w->bytes;
     delete w;
   }
+  tl_completing = outer;
   lock.lock();
   async_completed_ += done.size();
+  async_pending_bytes_ -= freed;
   async_cv_.notify_all();
 }
 
@@ -603,18 +629,24 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
     queue_.pop_front();
   }
   const uint64_t first_seq = next_seq_;
-  // One block per Send call: RocksDB's cost is per key.
+  for (Waiter* w : group) {
+    w->first_seq = next_seq_;
+    next_seq_ += w->block.records();
+  }
+  const uint64_t next = next_seq_;
+  lock.unlock();
+
+  // Sealed without the lock (it touches every record): the group is this
+  // thread's until it is finished. One block per Send call: RocksDB's cost is
+  // per key.
   std::vector<std::pair<uint64_t, std::string_view>> blocks;
   blocks.reserve(group.size());
   std::optional<std::pair<uint64_t, std::string>> cursor;
   for (Waiter* w : group) {
-    w->first_seq = next_seq_;
-    next_seq_ += w->block.records();
-    blocks.emplace_back(next_seq_ - 1, w->block.Seal(w->first_seq));
-    if (w->has_cursor) cursor.emplace(next_seq_ - 1, w->cursor);
+    const uint64_t last = w->first_seq + w->block.records() - 1;
+    blocks.emplace_back(last, w->block.Seal(w->first_seq));
+    if (w->has_cursor) cursor.emplace(last, w->cursor);
   }
-  const uint64_t next = next_seq_;
-  lock.unlock();
 
   absl::Status status = store_->Append(blocks, next, cursor, /*sync=*/false);
   if (!status.ok()) status = NotSpooled(status);
@@ -943,6 +975,7 @@ absl::Status SpooledProducer::Impl::Recover() {
       if (!p.ok()) return p.status();
       producer_ = std::move(*p);
       warm_topics_.clear();
+      last_warm_topic_ = {};
     }
     return absl::OkStatus();
   }
@@ -969,6 +1002,7 @@ absl::Status SpooledProducer::Impl::RecoverExactlyOnce() {
     return s;
   }
   warm_topics_.clear();
+  last_warm_topic_ = {};
   if (reader_ == nullptr) {
     absl::StatusOr<std::unique_ptr<spool::CheckpointReader>> r =
         spool::CheckpointReader::Create(options_.producer,
@@ -1280,7 +1314,12 @@ absl::Status SpooledProducer::Impl::CollectRecords(
 }
 
 void SpooledProducer::Impl::WarmUp(std::string_view topic) {
-  if (warm_topics_.find(topic) != warm_topics_.end()) return;
+  // Runs per record: most follow one of the same topic.
+  if (topic == last_warm_topic_) return;
+  if (auto it = warm_topics_.find(topic); it != warm_topics_.end()) {
+    last_warm_topic_ = *it;
+    return;
+  }
   rd_kafka_t* rk = txn_producer_ != nullptr
                        ? internal::ProducerAccess::Handle(*txn_producer_)
                    : producer_ != nullptr
@@ -1290,7 +1329,7 @@ void SpooledProducer::Impl::WarmUp(std::string_view topic) {
   // Best effort: without it the first record just waits a little longer.
   internal::WarmUpTopic(rk, std::string(topic), std::chrono::seconds(5))
       .IgnoreError();
-  warm_topics_.emplace(topic);
+  last_warm_topic_ = *warm_topics_.emplace(topic).first;
 }
 
 Record SpooledProducer::Impl::WithHeaders(const spool::DecodedRecord& d,

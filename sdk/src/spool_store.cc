@@ -61,8 +61,11 @@ rocksdb::Options SpoolOptions(const StoreOptions& o) {
   options.paranoid_checks = false;
   options.compression = rocksdb::kNoCompression;
   options.bottommost_compression = rocksdb::kNoCompression;
-  options.write_buffer_size = 32 << 20;
-  options.max_write_buffer_number = 3;
+  // RocksDB's defaults, said out loud: a burst up to a memtable's worth is
+  // drained (and deleted) before it is flushed, so it is never written to an
+  // SST or compacted (with 32 MiB the spool benchmark's drain was ~7% slower).
+  options.write_buffer_size = 64 << 20;
+  options.max_write_buffer_number = 2;
   options.max_background_jobs = 2;
   options.max_open_files = 512;
   options.recycle_log_file_num = 0;

@@ -218,7 +218,10 @@ class SpooledProducer {
   // Appends `records` (one write, all or none, like SendBatch) without
   // waiting for the disk: returns once they are admitted, that is checked,
   // encoded, given room in the spool (waiting for room as when_full says)
-  // and queued for the next group commit. `on_durable` then runs once, on a
+  // and queued for the next group commit. It also waits while earlier
+  // SendAsync calls holding more than 16 MiB (encoded) are not yet durable,
+  // which bounds the memory a fast caller ties up (a call made from a
+  // completion does not wait). `on_durable` then runs once, on a
   // spool thread or on a Send that finished the group commit, with the
   // outcome SendBatch would have returned: OK once the records are durable
   // (see SyncPolicy), or why they were not spooled. Keep it short; it may

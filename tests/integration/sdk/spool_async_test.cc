@@ -9,6 +9,8 @@
 #include <rocksdb/file_system.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -89,6 +91,35 @@ class SpoolSendAsyncTest : public SpoolTest {
       ++calls;
     }
     return calls;
+  }
+
+  // Calls of about 1 MB: 4 records of 250 KB, values Value(4 * call + j)
+  // followed by padding.
+  static std::vector<std::string> MegabyteCall(int call) {
+    std::vector<std::string> values;
+    for (int j = 0; j < 4; ++j) {
+      values.push_back(Value(4 * call + j) + std::string(250000, 'p'));
+    }
+    return values;
+  }
+
+  static absl::Status SendMegabyteCall(
+      SpooledProducer& spool, const std::string& topic, int call,
+      std::function<void(const absl::Status&)> done) {
+    const std::vector<std::string> values = MegabyteCall(call);
+    std::vector<Record> records;
+    for (const std::string& v : values) {
+      records.push_back({.topic = topic, .value = v});
+    }
+    return spool.SendAsync(records, std::move(done));
+  }
+
+  // The values without their padding.
+  static std::multiset<std::string> Unpadded(
+      const std::multiset<std::string>& values) {
+    std::multiset<std::string> out;
+    for (const std::string& v : values) out.insert(v.substr(0, 7));
+    return out;
   }
 };
 
@@ -255,6 +286,89 @@ TEST_F(SpoolSendAsyncTest, ADiskFullFailsTheCallsItHitAndLosesNothingElse) {
   delivered.insert(later.begin(), later.end());
   EXPECT_EQ(delivered.size(), 150u);
   EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)), delivered);
+}
+
+// SendAsync does not queue without bound: while the disk is slow, a caller
+// that keeps sending waits once about 16 MiB of its calls are not yet
+// durable, instead of holding up to max_bytes (1 GiB) in memory.
+TEST_F(SpoolSendAsyncTest, AFastCallerWaitsWhileTooMuchIsOnItsWayToTheDisk) {
+  const std::string topic = NewTopic("spool-async-bound", 1);
+  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
+      rocksdb::FileSystem::Default());
+  std::unique_ptr<rocksdb::Env> env =
+      broker::FaultInjectingFileSystem::NewEnv(fs);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.env = env.get();
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  fs->HoldSyncs(true);
+  Completions done;
+  constexpr int kCalls = 24;
+  std::atomic<int> admitted{0};
+  std::thread sender([&] {
+    for (int c = 0; c < kCalls; ++c) {
+      std::vector<std::string> values = MegabyteCall(c);
+      absl::Status s = SendMegabyteCall(**spool, topic, c, done.For(values));
+      EXPECT_TRUE(s.ok()) << s;
+      admitted.fetch_add(1);
+    }
+  });
+  ASSERT_TRUE(Eventually([&] { return admitted.load() >= 12; }));
+  // Nothing can become durable now: the caller has stopped at the bound.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LE(admitted.load(), 17);
+  EXPECT_EQ(done.calls(), 0);
+  fs->HoldSyncs(false);
+  sender.join();
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  EXPECT_EQ(done.calls(), kCalls);
+  EXPECT_EQ(Unpadded(done.ok()), Expected(0, 4 * kCalls - 1));
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(Unpadded(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1))),
+            Expected(0, 4 * kCalls - 1));
+}
+
+// A completion that sends again is not held back by the bound: it may run on
+// the very thread that the memory waits for.
+TEST_F(SpoolSendAsyncTest, ACompletionMaySendPastTheBound) {
+  const std::string topic = NewTopic("spool-async-bound-chain", 1);
+  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
+      rocksdb::FileSystem::Default());
+  std::unique_ptr<rocksdb::Env> env =
+      broker::FaultInjectingFileSystem::NewEnv(fs);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.env = env.get();
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  fs->HoldSyncs(true);
+  Completions done;
+  constexpr int kFirst = 12, kChained = 6;
+  // 12 calls (about 12 MB) wait for the disk; the first one's completion
+  // sends 6 more, past 16 MiB, while the other 11 are not yet completed.
+  auto first = done.For(MegabyteCall(0));
+  ASSERT_TRUE(
+      SendMegabyteCall(**spool, topic, 0, [&, first](const absl::Status& s) {
+        first(s);
+        for (int c = kFirst; c < kFirst + kChained; ++c) {
+          absl::Status sent =
+              SendMegabyteCall(**spool, topic, c, done.For(MegabyteCall(c)));
+          EXPECT_TRUE(sent.ok()) << sent;
+        }
+      }).ok());
+  for (int c = 1; c < kFirst; ++c) {
+    ASSERT_TRUE(
+        SendMegabyteCall(**spool, topic, c, done.For(MegabyteCall(c))).ok());
+  }
+  fs->HoldSyncs(false);
+  ASSERT_TRUE(Eventually([&] { return done.calls() == kFirst + kChained; }))
+      << done.calls() << " calls completed";
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  EXPECT_EQ(Unpadded(done.ok()), Expected(0, 4 * (kFirst + kChained) - 1));
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(Unpadded(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1))),
+            Expected(0, 4 * (kFirst + kChained) - 1));
 }
 
 }  // namespace
