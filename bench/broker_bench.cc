@@ -4,6 +4,8 @@
 //
 //   broker_bench [--produce-records N] [--consume-records N] [--rounds R=5]
 //   [--retention-bytes B=5242880] [--consume-passes P=20] [--broker-bin PATH]
+//   (--produce-records 0 skips the produce runs: for profiling consume; its
+//   produce verdicts are then meaningless)
 //
 // Prints, for each target, produce and consume throughput (median of R rounds),
 // the ratio to the mock cluster (the median of the per-round ratios),
@@ -226,6 +228,11 @@ int main(int argc, char** argv) {
     };
     in_rotated_order([&](size_t i) {
       names[i] = started[i].name;
+      if (produce_n == 0) {  // --produce-records 0: consume only (profiling)
+        produce[i].push_back(0);
+        produce_cpu[i].push_back(0);
+        return;
+      }
       ProduceResult pr =
           ProduceThroughput(started[i].bootstrap, "produce", produce_n);
       produce[i].push_back(pr.records_per_second);
