@@ -136,6 +136,26 @@ class SpooledProducer(ClosesOnExit):
         one sync: all or none."""
         self._native.send_batch(topic, list(records), partition, cursor)
 
+    def send_batch_async(
+        self,
+        topic: str,
+        records: Iterable[BatchItem],
+        *,
+        partition: int = ANY_PARTITION,
+        cursor: Optional[str] = None,
+        on_durable: Optional[Callable[[Optional[Exception]], Any]] = None,
+    ) -> None:
+        """Appends records like send_batch (one write, all or none) without
+        waiting for the disk: returns once they are admitted (checked, encoded,
+        given room, queued; it waits only while earlier calls holding 16 MiB
+        are not yet durable). on_durable(error or None) then runs once, from
+        poll(), flush(), a later send or close() on this thread: None once
+        the records are durable, else why they were not spooled. Without
+        on_durable a failure goes to on_error. An exception raised here means
+        nothing was admitted and on_durable never runs."""
+        self._native.send_batch_async(topic, list(records), partition, cursor,
+                                      on_durable)
+
     def flush(self, timeout: Optional[float] = None) -> None:
         """Waits until every record appended before the call is committed to
         Kafka (or quarantined); TimeoutError after `timeout` seconds."""

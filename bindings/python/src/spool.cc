@@ -1,8 +1,9 @@
 // exactly._exactly.SpooledProducer: the SDK's durable spool. send() returns
 // once the record is on local disk (the GIL released while it syncs); a
 // full spool is waited out here, interruptibly, rather than inside the SDK;
-// flush() waits for Kafka in slices. on_error runs on the caller's thread
-// (inside send, flush, poll, close).
+// flush() waits for Kafka in slices. send_batch_async() returns once the
+// records are admitted; its completion, like on_error, runs on the caller's
+// thread (inside send, flush, poll, close).
 #include "exactly/spool.h"
 
 #include <chrono>
@@ -101,7 +102,9 @@ class PySpooledProducer {
     }
     if (!on_error_.is_none()) {
       CallbackQueue* queue = queue_.get();
-      options.on_error = [queue](const absl::Status& s) { queue->PushError(s); };
+      options.on_error = [queue](const absl::Status& s) {
+        queue->PushError(s);
+      };
     }
     absl::StatusOr<std::unique_ptr<SpooledProducer>> created;
     {
@@ -146,40 +149,59 @@ class PySpooledProducer {
                  py::handle cursor) {
     CheckOpen();
     Drain();
-    const std::string_view topic_view = TopicView(topic);
-    py::list items = py::reinterpret_borrow<py::list>(records);
     std::vector<BytesView> holders;
-    holders.reserve(2 * items.size());
     std::vector<Record> batch;
-    batch.reserve(items.size());
-    for (py::handle item : items) {
-      Record record;
-      record.topic = topic_view;
-      record.partition = partition;
-      py::handle key = py::none();
-      py::handle value = item;
-      if (PyTuple_Check(item.ptr())) {
-        py::tuple pair = py::reinterpret_borrow<py::tuple>(item);
-        if (pair.size() != 2) {
-          throw py::value_error(
-              "a batch item is a value, or a (key, value) pair");
-        }
-        key = pair[0];
-        value = pair[1];
-      }
-      holders.emplace_back(value, "value");
-      record.value = holders.back().view();
-      holders.emplace_back(key, "key");
-      record.key = holders.back().view();
-      batch.push_back(record);
-    }
+    BuildBatch(topic, records, partition, holders, batch);
     BytesView cursor_holder;
     if (!cursor.is_none()) cursor_holder.Set(cursor, "cursor");
     Spooled([&] {
-      return spool_->SendBatch(batch, cursor.is_none()
-                                          ? std::string_view()
-                                          : cursor_holder.view());
+      return spool_->SendBatch(
+          batch, cursor.is_none() ? std::string_view() : cursor_holder.view());
     });
+  }
+
+  // SendAsync: returns once the records are admitted (encoded and queued, so
+  // the Python buffers are no longer needed); `on_durable(error or None)`
+  // runs later on the caller's thread (poll, flush, send, close). Without
+  // it, a failure goes to on_error.
+  void SendBatchAsync(py::handle topic, py::handle records, int32_t partition,
+                      py::handle cursor, py::handle on_durable) {
+    CheckOpen();
+    Drain();
+    std::vector<BytesView> holders;
+    std::vector<Record> batch;
+    BuildBatch(topic, records, partition, holders, batch);
+    BytesView cursor_holder;
+    if (!cursor.is_none()) cursor_holder.Set(cursor, "cursor");
+    // A strong reference for the completion, handed to the queue when it
+    // runs; dropped here if no attempt is admitted.
+    py::object callback = py::reinterpret_borrow<py::object>(on_durable);
+    PyObject* owned = callback.is_none() ? nullptr : callback.inc_ref().ptr();
+    bool admitted = false;
+    try {
+      Spooled([&] {
+        std::shared_ptr<CallbackQueue> queue = queue_;
+        absl::Status s = spool_->SendAsync(
+            batch,
+            [queue, owned](const absl::Status& status) {
+              if (owned == nullptr) {
+                if (!status.ok()) queue->PushError(status);
+                return;
+              }
+              QueuedCall call;
+              call.kind = QueuedCall::Kind::kResult;
+              call.callback = owned;  // the queue's consumer drops it
+              call.status = status;
+              queue->Push(std::move(call));
+            },
+            cursor.is_none() ? std::string_view() : cursor_holder.view());
+        admitted = s.ok();
+        return s;
+      });
+    } catch (...) {
+      if (!admitted && owned != nullptr) Py_DECREF(owned);
+      throw;
+    }
   }
 
   void Flush(std::optional<double> timeout) {
@@ -291,6 +313,38 @@ class PySpooledProducer {
 
   int Drain() { return queue_->Drain(py::none(), on_error_); }
 
+  // A batch of values or (key, value) pairs for one topic; `holders` keeps
+  // the Python buffers the records point into.
+  static void BuildBatch(py::handle topic, py::handle records,
+                         int32_t partition, std::vector<BytesView>& holders,
+                         std::vector<Record>& batch) {
+    const std::string_view topic_view = TopicView(topic);
+    py::list items = py::reinterpret_borrow<py::list>(records);
+    holders.reserve(2 * items.size());
+    batch.reserve(items.size());
+    for (py::handle item : items) {
+      Record record;
+      record.topic = topic_view;
+      record.partition = partition;
+      py::handle key = py::none();
+      py::handle value = item;
+      if (PyTuple_Check(item.ptr())) {
+        py::tuple pair = py::reinterpret_borrow<py::tuple>(item);
+        if (pair.size() != 2) {
+          throw py::value_error(
+              "a batch item is a value, or a (key, value) pair");
+        }
+        key = pair[0];
+        value = pair[1];
+      }
+      holders.emplace_back(value, "value");
+      record.value = holders.back().view();
+      holders.emplace_back(key, "key");
+      record.key = holders.back().view();
+      batch.push_back(record);
+    }
+  }
+
   // Runs a spool write with the GIL released; while the spool is full
   // (and when_full is "block"), waits for room in slices.
   template <typename F>
@@ -333,11 +387,14 @@ void RegisterSpool(py::module_& m) {
                     py::object>(),
            py::arg("dir"), py::arg("properties"), py::arg("settings"),
            py::arg("on_error"))
-      .def("send", &PySpooledProducer::Send, py::arg("topic"),
-           py::arg("value"), py::arg("key"), py::arg("partition"),
-           py::arg("timestamp_ms"), py::arg("headers"), py::arg("cursor"))
+      .def("send", &PySpooledProducer::Send, py::arg("topic"), py::arg("value"),
+           py::arg("key"), py::arg("partition"), py::arg("timestamp_ms"),
+           py::arg("headers"), py::arg("cursor"))
       .def("send_batch", &PySpooledProducer::SendBatch, py::arg("topic"),
            py::arg("records"), py::arg("partition"), py::arg("cursor"))
+      .def("send_batch_async", &PySpooledProducer::SendBatchAsync,
+           py::arg("topic"), py::arg("records"), py::arg("partition"),
+           py::arg("cursor"), py::arg("on_durable"))
       .def("flush", &PySpooledProducer::Flush, py::arg("timeout"))
       .def("poll", &PySpooledProducer::Poll, py::arg("timeout"))
       .def("close", &PySpooledProducer::Close, py::arg("drain_timeout"))

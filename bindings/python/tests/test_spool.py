@@ -86,3 +86,32 @@ def test_spooled_producer_api(exactly_broker, topic, tmp_path):
         [b"one", b"two", b"three"]
     with pytest.raises(exactly.StateError):
         p.send(topic, b"closed")
+
+
+def test_send_batch_async_completes_each_call_once(exactly_broker, topic,
+                                                   tmp_path):
+    servers = exactly_broker.bootstrap_servers
+    errors = []
+    outcomes = []
+    with exactly.SpooledProducer(tmp_path / "s", servers, "spool-async",
+                                 on_error=errors.append) as p:
+        for call in range(50):
+            values = [b"v%04d" % (10 * call + i) for i in range(10)]
+            p.send_batch_async(
+                topic, values, cursor="c%d" % call,
+                on_durable=lambda e, call=call: outcomes.append((call, e)))
+        # Without on_durable: a success is silent.
+        p.send_batch_async(topic, [b"v0500"])
+        p.flush(timeout=120)
+        # Completions run on this thread, in the order the calls were made.
+        assert outcomes == [(call, None) for call in range(50)]
+        assert p.metrics().committed == 501
+        with pytest.raises(exactly.Error):
+            p.send_batch_async(topic, [b"x" * 2_000_000],
+                               on_durable=outcomes.append)
+        assert len(outcomes) == 50  # refused: never completes
+    assert errors == []
+    with exactly.SpooledProducer(tmp_path / "s", servers, "spool-async") as p:
+        assert p.recovered_cursor == "c49"  # the last cursor stored
+    values = [r.value for r in exactly_broker.committed_records(topic)]
+    assert values == [b"v%04d" % i for i in range(501)]
