@@ -30,6 +30,45 @@ std::chrono::milliseconds Millis(double seconds) {
 
 double Seconds(std::chrono::microseconds us) { return us.count() / 1e6; }
 
+// The records of send_batch / send_batch_async: values or (key, value)
+// pairs for one topic, pointing into the Python buffers `holders` keeps.
+struct Batch {
+  Batch(py::handle topic, py::handle items, int32_t partition,
+        py::handle cursor_arg) {
+    const std::string_view topic_view = TopicView(topic);
+    py::list list = py::reinterpret_borrow<py::list>(items);
+    holders.reserve(2 * list.size());  // views into them must stay put
+    records.reserve(list.size());
+    for (py::handle item : list) {
+      Record record;
+      record.topic = topic_view;
+      record.partition = partition;
+      py::handle key = py::none();
+      py::handle value = item;
+      if (PyTuple_Check(item.ptr())) {
+        py::tuple pair = py::reinterpret_borrow<py::tuple>(item);
+        if (pair.size() != 2) {
+          throw py::value_error(
+              "a batch item is a value, or a (key, value) pair");
+        }
+        key = pair[0];
+        value = pair[1];
+      }
+      holders.emplace_back(value, "value");
+      record.value = holders.back().view();
+      holders.emplace_back(key, "key");
+      record.key = holders.back().view();
+      records.push_back(record);
+    }
+    if (!cursor_arg.is_none()) cursor_holder.Set(cursor_arg, "cursor");
+  }
+  std::string_view cursor() const { return cursor_holder.view(); }
+
+  std::vector<BytesView> holders;
+  std::vector<Record> records;
+  BytesView cursor_holder;  // empty: no cursor
+};
+
 class PySpooledProducer {
  public:
   PySpooledProducer(const std::string& dir, const Properties& properties,
@@ -149,15 +188,8 @@ class PySpooledProducer {
                  py::handle cursor) {
     CheckOpen();
     Drain();
-    std::vector<BytesView> holders;
-    std::vector<Record> batch;
-    BuildBatch(topic, records, partition, holders, batch);
-    BytesView cursor_holder;
-    if (!cursor.is_none()) cursor_holder.Set(cursor, "cursor");
-    Spooled([&] {
-      return spool_->SendBatch(
-          batch, cursor.is_none() ? std::string_view() : cursor_holder.view());
-    });
+    const Batch batch(topic, records, partition, cursor);
+    Spooled([&] { return spool_->SendBatch(batch.records, batch.cursor()); });
   }
 
   // SendAsync: returns once the records are admitted (encoded and queued, so
@@ -168,11 +200,7 @@ class PySpooledProducer {
                       py::handle cursor, py::handle on_durable) {
     CheckOpen();
     Drain();
-    std::vector<BytesView> holders;
-    std::vector<Record> batch;
-    BuildBatch(topic, records, partition, holders, batch);
-    BytesView cursor_holder;
-    if (!cursor.is_none()) cursor_holder.Set(cursor, "cursor");
+    const Batch batch(topic, records, partition, cursor);
     // A strong reference for the completion, handed to the queue when it
     // runs; dropped here if no attempt is admitted.
     py::object callback = py::reinterpret_borrow<py::object>(on_durable);
@@ -182,7 +210,7 @@ class PySpooledProducer {
       Spooled([&] {
         std::shared_ptr<CallbackQueue> queue = queue_;
         absl::Status s = spool_->SendAsync(
-            batch,
+            batch.records,
             [queue, owned](const absl::Status& status) {
               if (owned == nullptr) {
                 if (!status.ok()) queue->PushError(status);
@@ -194,7 +222,7 @@ class PySpooledProducer {
               call.status = status;
               queue->Push(std::move(call));
             },
-            cursor.is_none() ? std::string_view() : cursor_holder.view());
+            batch.cursor());
         admitted = s.ok();
         return s;
       });
@@ -312,38 +340,6 @@ class PySpooledProducer {
   }
 
   int Drain() { return queue_->Drain(py::none(), on_error_); }
-
-  // A batch of values or (key, value) pairs for one topic; `holders` keeps
-  // the Python buffers the records point into.
-  static void BuildBatch(py::handle topic, py::handle records,
-                         int32_t partition, std::vector<BytesView>& holders,
-                         std::vector<Record>& batch) {
-    const std::string_view topic_view = TopicView(topic);
-    py::list items = py::reinterpret_borrow<py::list>(records);
-    holders.reserve(2 * items.size());
-    batch.reserve(items.size());
-    for (py::handle item : items) {
-      Record record;
-      record.topic = topic_view;
-      record.partition = partition;
-      py::handle key = py::none();
-      py::handle value = item;
-      if (PyTuple_Check(item.ptr())) {
-        py::tuple pair = py::reinterpret_borrow<py::tuple>(item);
-        if (pair.size() != 2) {
-          throw py::value_error(
-              "a batch item is a value, or a (key, value) pair");
-        }
-        key = pair[0];
-        value = pair[1];
-      }
-      holders.emplace_back(value, "value");
-      record.value = holders.back().view();
-      holders.emplace_back(key, "key");
-      record.key = holders.back().view();
-      batch.push_back(record);
-    }
-  }
 
   // Runs a spool write with the GIL released; while the spool is full
   // (and when_full is "block"), waits for room in slices.

@@ -71,6 +71,21 @@ class Completions {
 
 class SpoolSendAsyncTest : public SpoolTest {
  protected:
+  // A file system that can run out of space or hold syncs, and its Env.
+  struct FaultyDisk {
+    std::shared_ptr<broker::FaultInjectingFileSystem> fs =
+        std::make_shared<broker::FaultInjectingFileSystem>(
+            rocksdb::FileSystem::Default());
+    std::unique_ptr<rocksdb::Env> env =
+        broker::FaultInjectingFileSystem::NewEnv(fs);
+  };
+  SpoolOptions SpoolOnFaultyDisk(const FaultyDisk& disk) {
+    SpoolOptions o =
+        SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+    o.env = disk.env.get();
+    return o;
+  }
+
   // Sends values [first, last] in calls of `batch` records, keyed `key`;
   // every call must be admitted. Returns the number of calls.
   static int SendRange(SpooledProducer& spool, const std::string& topic,
@@ -255,19 +270,13 @@ TEST_F(SpoolSendAsyncTest, AThrowingCompletionIsReportedAndTheSpoolGoesOn) {
 // completions; calls before and after are delivered, nothing twice.
 TEST_F(SpoolSendAsyncTest, ADiskFullFailsTheCallsItHitAndLosesNothingElse) {
   const std::string topic = NewTopic("spool-async-enospc", 1);
-  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
-      rocksdb::FileSystem::Default());
-  std::unique_ptr<rocksdb::Env> env =
-      broker::FaultInjectingFileSystem::NewEnv(fs);
-  SpoolOptions o =
-      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
-  o.env = env.get();
-  auto spool = SpooledProducer::Create(o);
+  FaultyDisk disk;
+  auto spool = SpooledProducer::Create(SpoolOnFaultyDisk(disk));
   ASSERT_TRUE(spool.ok()) << spool.status();
   Completions before, during, after;
   SendRange(**spool, topic, "k", 0, 99, 10, before);
   ASSERT_TRUE((*spool)->Flush(kPatience).ok());
-  fs->SetNoSpace(true);
+  disk.fs->SetNoSpace(true);
   const int failing = SendRange(**spool, topic, "k", 100, 149, 10, during);
   // Flush waits for their completions (the drain then has nothing new).
   ASSERT_TRUE((*spool)->Flush(kPatience).ok());
@@ -277,7 +286,7 @@ TEST_F(SpoolSendAsyncTest, ADiskFullFailsTheCallsItHitAndLosesNothingElse) {
   EXPECT_EQ(during.last_error().code(), absl::StatusCode::kResourceExhausted)
       << during.last_error();
   EXPECT_THAT(during.last_error().message(), HasSubstr("not spooled"));
-  fs->SetNoSpace(false);
+  disk.fs->SetNoSpace(false);
   SendRange(**spool, topic, "k", 150, 199, 10, after);
   ASSERT_TRUE((*spool)->Flush(kPatience).ok());
   ASSERT_TRUE((*spool)->Close().ok());
@@ -293,16 +302,10 @@ TEST_F(SpoolSendAsyncTest, ADiskFullFailsTheCallsItHitAndLosesNothingElse) {
 // durable, instead of holding up to max_bytes (1 GiB) in memory.
 TEST_F(SpoolSendAsyncTest, AFastCallerWaitsWhileTooMuchIsOnItsWayToTheDisk) {
   const std::string topic = NewTopic("spool-async-bound", 1);
-  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
-      rocksdb::FileSystem::Default());
-  std::unique_ptr<rocksdb::Env> env =
-      broker::FaultInjectingFileSystem::NewEnv(fs);
-  SpoolOptions o =
-      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
-  o.env = env.get();
-  auto spool = SpooledProducer::Create(o);
+  FaultyDisk disk;
+  auto spool = SpooledProducer::Create(SpoolOnFaultyDisk(disk));
   ASSERT_TRUE(spool.ok()) << spool.status();
-  fs->HoldSyncs(true);
+  disk.fs->HoldSyncs(true);
   Completions done;
   constexpr int kCalls = 24;
   std::atomic<int> admitted{0};
@@ -319,7 +322,7 @@ TEST_F(SpoolSendAsyncTest, AFastCallerWaitsWhileTooMuchIsOnItsWayToTheDisk) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_LE(admitted.load(), 17);
   EXPECT_EQ(done.calls(), 0);
-  fs->HoldSyncs(false);
+  disk.fs->HoldSyncs(false);
   sender.join();
   ASSERT_TRUE((*spool)->Flush(kPatience).ok());
   EXPECT_EQ(done.calls(), kCalls);
@@ -333,16 +336,10 @@ TEST_F(SpoolSendAsyncTest, AFastCallerWaitsWhileTooMuchIsOnItsWayToTheDisk) {
 // the very thread that the memory waits for.
 TEST_F(SpoolSendAsyncTest, ACompletionMaySendPastTheBound) {
   const std::string topic = NewTopic("spool-async-bound-chain", 1);
-  auto fs = std::make_shared<broker::FaultInjectingFileSystem>(
-      rocksdb::FileSystem::Default());
-  std::unique_ptr<rocksdb::Env> env =
-      broker::FaultInjectingFileSystem::NewEnv(fs);
-  SpoolOptions o =
-      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
-  o.env = env.get();
-  auto spool = SpooledProducer::Create(o);
+  FaultyDisk disk;
+  auto spool = SpooledProducer::Create(SpoolOnFaultyDisk(disk));
   ASSERT_TRUE(spool.ok()) << spool.status();
-  fs->HoldSyncs(true);
+  disk.fs->HoldSyncs(true);
   Completions done;
   constexpr int kFirst = 12, kChained = 6;
   // 12 calls (about 12 MB) wait for the disk; the first one's completion
@@ -361,7 +358,7 @@ TEST_F(SpoolSendAsyncTest, ACompletionMaySendPastTheBound) {
     ASSERT_TRUE(
         SendMegabyteCall(**spool, topic, c, done.For(MegabyteCall(c))).ok());
   }
-  fs->HoldSyncs(false);
+  disk.fs->HoldSyncs(false);
   ASSERT_TRUE(Eventually([&] { return done.calls() == kFirst + kChained; }))
       << done.calls() << " calls completed";
   ASSERT_TRUE((*spool)->Flush(kPatience).ok());
