@@ -176,7 +176,6 @@ size_t EncodedSizeBound(const Record& record, std::string_view cursor) {
 
 uint32_t AppendRecord(std::string& p, const Record& record, int64_t append_ms,
                       std::string_view cursor) {
-  p.reserve(p.size() + EncodedSizeBound(record, cursor));
   p.append(4, '\0');  // the CRC, filled in by Seal()
   const size_t payload = p.size();
   p.push_back(static_cast<char>(kRecordVersion));
@@ -198,6 +197,7 @@ uint32_t AppendRecord(std::string& p, const Record& record, int64_t append_ms,
 EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
                            std::string_view cursor) {
   EncodedRecord out;
+  out.stored.reserve(EncodedSizeBound(record, cursor));
   out.payload_crc = AppendRecord(out.stored, record, append_ms, cursor);
   return out;
 }

@@ -81,7 +81,8 @@ struct EncodedRecord {
 EncodedRecord EncodeRecord(const Record& record, int64_t append_ms,
                            std::string_view cursor);
 // The same, appended to `out` (4 zero bytes for the CRC, then the payload);
-// returns the payload's CRC.
+// returns the payload's CRC. Reserving room is the caller's (a block reserves
+// for all its records at once).
 uint32_t AppendRecord(std::string& out, const Record& record, int64_t append_ms,
                       std::string_view cursor);
 // An upper bound on the bytes AppendRecord adds for `record`, to reserve
