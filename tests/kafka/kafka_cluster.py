@@ -245,6 +245,18 @@ class KafkaCluster:
     def start(cls, brokers: int = 1, dir: Optional[str] = None, version: str = DEFAULT_VERSION,
               heap: str = "512m", settings: Optional[Dict[str, str]] = None,
               timeout: float = 120.0) -> "KafkaCluster":
+        cluster = cls.prepare(brokers, dir, version, heap, settings)
+        for node in cluster.state["nodes"]:
+            cluster._launch(node)
+        cluster.wait_ready(timeout)
+        return cluster
+
+    @classmethod
+    def prepare(cls, brokers: int = 1, dir: Optional[str] = None,
+                version: str = DEFAULT_VERSION, heap: str = "512m",
+                settings: Optional[Dict[str, str]] = None) -> "KafkaCluster":
+        """A cluster's settings and formatted storage, its nodes not started (see java_command:
+        a benchmark times the JVM's start itself)."""
         if dir is None:
             dir = tempfile.mkdtemp(prefix="exactly-kafka-")
         path = pathlib.Path(dir).resolve()
@@ -268,9 +280,6 @@ class KafkaCluster:
         cluster._write_log_config()
         for node in nodes:
             cluster._format(node)
-        for node in nodes:
-            cluster._launch(node)
-        cluster.wait_ready(timeout)
         return cluster
 
     @classmethod
@@ -342,14 +351,16 @@ class KafkaCluster:
             "logger.request.name=kafka.request.logger\nlogger.request.level=WARN\n")
 
     def java_command(self, node, main: str = "kafka.Kafka") -> List[str]:
-        """The JVM command of `node`: Kafka's own kafka-server-start.sh flags (G1, heap)."""
+        """The JVM command of `node` (its properties file last, for kafka.Kafka): Kafka's own
+        kafka-server-start.sh flags (G1, heap)."""
         heap = self.state["heap"]
-        return ["java", f"-Xms{heap}", f"-Xmx{heap}", "-server", "-XX:+UseG1GC",
+        tail = [str(self._node_dir(node) / "server.properties")] if main == "kafka.Kafka" else []
+        return [shutil.which("java") or "java", f"-Xms{heap}", f"-Xmx{heap}", "-server", "-XX:+UseG1GC",
                 "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
                 "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
                 f"-Dlog4j.configuration=file:{self.dir / 'log4j.properties'}",
                 f"-Dlog4j2.configurationFile={self.dir / 'log4j2.properties'}",
-                "-cp", str(pathlib.Path(self.state["libs"]) / "*"), main]
+                "-cp", str(pathlib.Path(self.state["libs"]) / "*"), main] + tail
 
     def _format(self, node: str) -> None:
         props = self._properties(node)
@@ -363,7 +374,7 @@ class KafkaCluster:
     def _launch(self, node: str) -> None:
         props = self._properties(node)
         log = open(self._node_dir(node) / "server.log", "ab")
-        proc = subprocess.Popen(self.java_command(node) + [str(props)], stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(self.java_command(node), stdin=subprocess.DEVNULL,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                                 cwd=self._node_dir(node))
         log.close()
@@ -560,6 +571,11 @@ def main(argv: Sequence[str]) -> int:
     p = sub.add_parser("start", help="start a cluster; print bootstrap.servers= once it serves")
     start_args(p)
     p.add_argument("--dir", help="cluster directory (default: a new temporary one)")
+    p = sub.add_parser("prepare", help="format a cluster without starting it; print "
+                                       "bootstrap.servers= and node 1's JVM command, one "
+                                       "argument a line")
+    start_args(p)
+    p.add_argument("--dir", required=True)
     p = sub.add_parser("run", help="start a cluster, run a command with EXACTLY_TEST_BOOTSTRAP, "
                                    "stop it")
     start_args(p)
@@ -598,6 +614,13 @@ def main(argv: Sequence[str]) -> int:
     try:
         if args.cmd == "fetch":
             print(fetch(args.version))
+            return 0
+        if args.cmd == "prepare":
+            settings = dict(kv.split("=", 1) for kv in args.set)
+            cluster = KafkaCluster.prepare(args.brokers, args.dir, args.version, args.heap,
+                                           settings)
+            print(f"bootstrap.servers={cluster.bootstrap_servers}")
+            print("\n".join(cluster.java_command("1")))
             return 0
         if args.cmd in ("start", "run"):
             settings = dict(kv.split("=", 1) for kv in args.set)

@@ -1,5 +1,5 @@
-// A blocking TCP connection that speaks raw Kafka frames, for tests that send the broker what
-// no well-behaved client would.
+// A blocking TCP connection that speaks raw Kafka frames, for tests that send
+// the broker what no well-behaved client would.
 #ifndef EXACTLY_TESTS_SUPPORT_RAW_CONNECTION_H_
 #define EXACTLY_TESTS_SUPPORT_RAW_CONNECTION_H_
 
@@ -39,15 +39,16 @@ class RawConnection {
   bool Send(const std::string& bytes) {
     size_t sent = 0;
     while (sent < bytes.size()) {
-      ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      ssize_t n =
+          ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
       if (n <= 0) return false;
       sent += static_cast<size_t>(n);
     }
     return true;
   }
 
-  // Reads one response frame (without its size prefix); nullopt when the broker closed the
-  // connection or nothing came within `timeout_ms`.
+  // Reads one response frame (without its size prefix); nullopt when the broker
+  // closed the connection or nothing came within `timeout_ms`.
   std::optional<std::string> ReadFrame(int timeout_ms = 5000) {
     std::string size_bytes;
     if (!ReadExactly(4, timeout_ms, &size_bytes)) return std::nullopt;
@@ -90,10 +91,12 @@ class RawConnection {
   int fd_ = -1;
 };
 
-// The 4-byte big-endian size prefix of a frame of `size` bytes (or any int32, for lying).
+// The 4-byte big-endian size prefix of a frame of `size` bytes (or any int32,
+// for lying).
 inline std::string SizePrefix(int32_t size) {
   std::string s(4, '\0');
-  for (int i = 0; i < 4; ++i) s[i] = static_cast<char>(static_cast<uint32_t>(size) >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i)
+    s[i] = static_cast<char>(static_cast<uint32_t>(size) >> (24 - 8 * i));
   return s;
 }
 

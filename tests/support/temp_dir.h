@@ -1,4 +1,5 @@
-// A fresh directory under the system temp dir, removed with everything in it at scope end.
+// A fresh directory under the system temp dir, removed with everything in it at
+// scope end.
 #ifndef EXACTLY_TESTS_SUPPORT_TEMP_DIR_H_
 #define EXACTLY_TESTS_SUPPORT_TEMP_DIR_H_
 
@@ -12,7 +13,9 @@ namespace exactly::testing {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "exactly-test-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "exactly-test-XXXXXX")
+            .string();
     char* made = mkdtemp(pattern.data());
     path_ = made != nullptr ? made : "";
   }

@@ -1,11 +1,14 @@
 // A Kafka cluster for one integration test.
 //
 // If EXACTLY_TEST_BOOTSTRAP names a cluster (Apache Kafka, Redpanda, ...),
-// tests use it. Otherwise Start() runs the bundled broker in this process:
-// it writes transaction markers, serves read_committed, fences zombie
-// producers, and injects faults (InjectErrors, InjectDelay, and everything in
-// broker()->faults()). EXACTLY_TEST_CLUSTER=mock runs librdkafka's mock
-// cluster instead (no transactions: tests that need them skip).
+// tests use it; so do they the Apache Kafka cluster that scripts/kafka.sh
+// keeps in the directory EXACTLY_KAFKA_CLUSTER names (kafka() then kills,
+// stops and restarts its brokers: tests/support/kafka_harness.h). Otherwise
+// Start() runs the bundled broker in this process: it writes transaction
+// markers, serves read_committed, fences zombie producers, and injects faults
+// (InjectErrors, InjectDelay, and everything in broker()->faults()).
+// EXACTLY_TEST_CLUSTER=mock runs librdkafka's mock cluster instead (no
+// transactions: tests that need them skip).
 //
 //   auto cluster = exactly::testing::TestCluster::Start();
 //   std::string topic = exactly::testing::TestCluster::UniqueName("orders");
@@ -16,6 +19,7 @@
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "exactly/broker/broker.h"
+#include "support/kafka_harness.h"
 #include "support/temp_dir.h"
 
 namespace exactly::testing {
@@ -67,6 +72,17 @@ class TestCluster {
     if (const char* env = std::getenv("EXACTLY_TEST_BOOTSTRAP");
         env != nullptr && *env != '\0') {
       cluster->external_bootstrap_ = env;
+      cluster->kafka_ = KafkaHarness::FromEnv();
+      return cluster;
+    }
+    if (auto kafka = KafkaHarness::FromEnv()) {
+      cluster->external_bootstrap_ = kafka->bootstrap_servers();
+      if (cluster->external_bootstrap_.empty()) {
+        fprintf(stderr, "EXACTLY_KAFKA_CLUSTER=%s holds no cluster\n",
+                kafka->dir().c_str());
+        return nullptr;
+      }
+      cluster->kafka_ = std::move(kafka);
       return cluster;
     }
     if (const char* env = std::getenv("EXACTLY_TEST_CLUSTER");
@@ -114,6 +130,9 @@ class TestCluster {
   // The bundled broker (fault injection, restarts, its logs), or nullptr on
   // an external or mock cluster.
   broker::Broker* broker() const { return broker_.get(); }
+  // The Apache Kafka cluster scripts/kafka.sh runs (real broker faults), or
+  // nullptr.
+  KafkaHarness* kafka() const { return kafka_.get(); }
 
   absl::Status CreateTopic(const std::string& topic, int partitions = 0) {
     if (partitions <= 0) partitions = default_partitions_;
@@ -245,6 +264,7 @@ class TestCluster {
 
   const int default_partitions_;
   std::string external_bootstrap_;
+  std::unique_ptr<KafkaHarness> kafka_;
   std::unique_ptr<TempDir> data_dir_;  // before broker_: outlives it
   std::unique_ptr<broker::Broker> broker_;
   rd_kafka_t* mock_owner_ = nullptr;  // the mock cluster lives in its handle

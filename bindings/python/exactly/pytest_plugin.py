@@ -61,8 +61,10 @@ class ExternalBroker:
         except ImportError:
             self._skip("creating topics without confluent-kafka")
         admin = AdminClient({"bootstrap.servers": self.bootstrap_servers})
+        # Replication factor -1: the cluster's default.replication.factor, so
+        # that acks=all meets a min.insync.replicas above 1.
         futures = admin.create_topics([NewTopic(
-            name, partitions, 1,
+            name, partitions, -1,
             config={k: str(v) for k, v in (config or {}).items()})])
         for future in futures.values():
             future.result()

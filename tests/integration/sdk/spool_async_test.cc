@@ -207,6 +207,7 @@ TEST_F(SpoolSendAsyncTest, SendAndSendAsyncTogetherLoseNothing) {
 }
 
 TEST_F(SpoolSendAsyncTest, ARefusedCallNeverCompletes) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
   const std::string topic = NewTopic("spool-async-refused", 1);
   SpoolOptions o =
       SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));

@@ -47,7 +47,8 @@ inline std::vector<SpooledRecord> ReadCommittedAssigned(
     for (int p = 0; p < partitions; ++p) {
       EXPECT_TRUE(
           (*producer)
-              ->Send({.topic = topic, .key = kEnd, .value = token, .partition = p})
+              ->Send(
+                  {.topic = topic, .key = kEnd, .value = token, .partition = p})
               .ok());
     }
     absl::Status s = (*producer)->Flush(std::chrono::seconds(30));
@@ -84,7 +85,8 @@ inline std::vector<SpooledRecord> ReadCommittedAssigned(
     if (m == nullptr) continue;
     if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       SpooledRecord r;
-      if (m->key != nullptr) r.key.assign(static_cast<const char*>(m->key), m->key_len);
+      if (m->key != nullptr)
+        r.key.assign(static_cast<const char*>(m->key), m->key_len);
       if (m->payload != nullptr) {
         r.value.assign(static_cast<const char*>(m->payload), m->len);
       }
@@ -99,9 +101,10 @@ inline std::vector<SpooledRecord> ReadCommittedAssigned(
              rd_kafka_header_get_all(headers, i, &name, &value, &size) ==
              RD_KAFKA_RESP_ERR_NO_ERROR;
              ++i) {
-          r.headers[name] = value != nullptr
-                                ? std::string(static_cast<const char*>(value), size)
-                                : std::string();
+          r.headers[name] =
+              value != nullptr
+                  ? std::string(static_cast<const char*>(value), size)
+                  : std::string();
         }
       }
       if (r.key == kEnd) {
@@ -167,11 +170,15 @@ class SpoolTest : public SdkTest {
   // with an error no retry helps), so nothing is sent and the records stay
   // in the spool; the drainer keeps trying.
   void BlockDrainer() {
+    ASSERT_NE(cluster_->broker(), nullptr)
+        << "BlockDrainer needs the bundled broker: SKIP_WITHOUT_BUNDLED_BROKER";
     cluster_->broker()->faults().FailRequests(
         {.api_key = api::kInitProducerId},
         /*TRANSACTIONAL_ID_AUTHORIZATION_FAILED=*/53, -1);
   }
-  void UnblockDrainer() { cluster_->broker()->faults().Clear(); }
+  void UnblockDrainer() {
+    if (cluster_->broker() != nullptr) cluster_->broker()->faults().Clear();
+  }
 
   static std::string Value(int i) {
     char buf[32];
@@ -209,10 +216,10 @@ class SpoolTest : public SdkTest {
   const std::string checkpoint_topic_ = TestCluster::UniqueName("checkpoints");
 };
 
-#define SKIP_WITHOUT_BUNDLED_BROKER()                                        \
-  if (cluster_->broker() == nullptr)                                         \
-  GTEST_SKIP() << "needs the bundled broker (fault injection, restarts): "   \
-                  "EXACTLY_TEST_BOOTSTRAP or EXACTLY_TEST_CLUSTER points "   \
+#define SKIP_WITHOUT_BUNDLED_BROKER()                                      \
+  if (cluster_->broker() == nullptr)                                       \
+  GTEST_SKIP() << "needs the bundled broker (fault injection, restarts): " \
+                  "EXACTLY_TEST_BOOTSTRAP or EXACTLY_TEST_CLUSTER points " \
                   "elsewhere"
 
 }  // namespace exactly::testing
