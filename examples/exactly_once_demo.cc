@@ -5,6 +5,7 @@
 //
 //   exactly_once_demo [--records N] [--kills K] [--seconds S] [--seed X]
 //                     [--partitions P] [--keep]
+//                     [--bootstrap-servers B [--mid-run-command CMD]]
 //
 // It starts the bundled broker in this process (with a data dir), and makes
 // it answer produce requests after 30 ms, as a cluster across a network
@@ -14,6 +15,12 @@
 // kills it K times at random moments (the same moments for both kinds) and
 // restarts it; the last process runs to the end. Finally a read_committed
 // consumer counts what each topic holds.
+//
+// With --bootstrap-servers the demo runs against that cluster (Apache Kafka:
+// scripts/demo.sh --kafka) instead, whose faults are real: no responses are
+// dropped on purpose, and --mid-run-command (run by the shell in the middle
+// of each producer's run, e.g. to SIGKILL a broker and start it again) adds
+// what the cluster should survive.
 //
 //   exactly-once: exactly::SpooledProducer with a transactional.id. Send()
 //     returns once the record is on local disk; the spool stores the
@@ -268,6 +275,8 @@ struct DemoFlags {
   int partitions = 3;
   unsigned seed = std::random_device{}();
   bool keep = false;
+  std::string bootstrap_servers;  // a cluster to use instead of the bundled one
+  std::string mid_run_command;    // run in the middle of each run (a fault)
 };
 
 // One child process: this binary with --child.
@@ -329,9 +338,10 @@ struct RunResult {
   double seconds = 0;
 };
 
-long DroppedResponses(exactly::broker::Broker& broker) {
+long DroppedResponses(exactly::broker::Broker* broker) {
   long n = 0;
-  for (const std::string& fault : broker.faults().History()) {
+  if (broker == nullptr) return 0;  // a real cluster drops none on purpose
+  for (const std::string& fault : broker->faults().History()) {
     n += fault.starts_with("appended") ? 1 : 0;
   }
   return n;
@@ -356,7 +366,7 @@ RunResult RunWithKills(const std::string& self, const std::string& kind,
                        const std::string& name, const std::string& dir,
                        const std::string& bootstrap, const std::string& topic,
                        const DemoFlags& flags,
-                       exactly::broker::Broker& broker) {
+                       exactly::broker::Broker* broker) {
   RunResult run;
   run.name = name;
   run.topic = topic;
@@ -385,8 +395,17 @@ RunResult RunWithKills(const std::string& self, const std::string& kind,
     return std::chrono::duration<double>(Clock::now() - start).count();
   };
   auto sent = [&] { return ReadNumber(state + "/position", 0); };
+  std::thread mid_run;  // the --mid-run-command, beside the producer
   for (int round = 0; round <= flags.kills && !interrupted; ++round) {
     const bool last = round == flags.kills;
+    if (round == flags.kills / 2 && !flags.mid_run_command.empty()) {
+      mid_run = std::thread([&] {
+        if (std::system(flags.mid_run_command.c_str()) != 0) {
+          std::fprintf(stderr, "--mid-run-command failed: %s\n",
+                       flags.mid_run_command.c_str());
+        }
+      });
+    }
     // Every fourth process dies young: while it opens its state, connects
     // or recovers.
     const milliseconds lifetime(round % 4 == 3 ? short_lifetime_ms(random)
@@ -418,6 +437,7 @@ RunResult RunWithKills(const std::string& self, const std::string& kind,
       std::fflush(stdout);
     }
   }
+  if (mid_run.joinable()) mid_run.join();
   run.seconds = elapsed();
   ShowProgress(run, sent(), flags.records, flags.kills, run.seconds);
   if (isatty(STDOUT_FILENO)) std::printf("\n");
@@ -524,6 +544,10 @@ bool ParseDemoFlags(int argc, char** argv, DemoFlags& flags) {
       flags.seed = static_cast<unsigned>(std::stoul(argv[++i]));
     } else if (arg == "--keep") {
       flags.keep = true;
+    } else if (arg == "--bootstrap-servers" && has_value) {
+      flags.bootstrap_servers = argv[++i];
+    } else if (arg == "--mid-run-command" && has_value) {
+      flags.mid_run_command = argv[++i];
     } else {
       return false;
     }
@@ -556,6 +580,48 @@ bool ParseChildFlags(int argc, char** argv, ChildFlags& flags) {
          !flags.state_dir.empty();
 }
 
+// Creates `topic` on a given cluster with its default replication factor.
+absl::Status CreateTopic(const std::string& bootstrap, const std::string& topic,
+                         int partitions) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err,
+                    sizeof err);
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (rk == nullptr) return absl::InternalError(err);
+  rd_kafka_NewTopic_t* new_topic =
+      rd_kafka_NewTopic_new(topic.c_str(), partitions, -1, err, sizeof err);
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
+  rd_kafka_CreateTopics(rk, &new_topic, 1, nullptr, queue);
+  absl::Status status = absl::DeadlineExceededError("CreateTopics timed out");
+  if (rd_kafka_event_t* event = rd_kafka_queue_poll(queue, 60000)) {
+    status = absl::OkStatus();
+    size_t n = 0;
+    const rd_kafka_CreateTopics_result_t* result =
+        rd_kafka_event_CreateTopics_result(event);
+    const rd_kafka_topic_result_t** topics =
+        result != nullptr ? rd_kafka_CreateTopics_result_topics(result, &n)
+                          : nullptr;
+    if (rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      status = absl::InternalError(rd_kafka_event_error_string(event));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (rd_kafka_topic_result_error(topics[i]) !=
+              RD_KAFKA_RESP_ERR_NO_ERROR &&
+          rd_kafka_topic_result_error(topics[i]) !=
+              RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+        status =
+            absl::InternalError(rd_kafka_topic_result_error_string(topics[i]));
+      }
+    }
+    rd_kafka_event_destroy(event);
+  }
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_NewTopic_destroy(new_topic);
+  rd_kafka_destroy(rk);
+  return status;
+}
+
 int RunDemo(const DemoFlags& flags, FILE* out_err) {
   char tmpl[] = "/tmp/exactly-demo-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) {
@@ -576,49 +642,69 @@ int RunDemo(const DemoFlags& flags, FILE* out_err) {
   }
   close(log_fd);
 
-  exactly::broker::BrokerOptions options;
-  options.data_dir = dir + "/broker";
-  auto broker = exactly::broker::Broker::Start(options);
-  if (!broker.ok()) {
-    std::fprintf(out_err, "cannot start the bundled broker: %s\n",
-                 broker.status().ToString().c_str());
-    return 1;
+  std::unique_ptr<exactly::broker::Broker> broker;  // null on a given cluster
+  std::string bootstrap = flags.bootstrap_servers;
+  // Topics of their own on a given cluster, which may hold earlier runs'.
+  const std::string suffix =
+      bootstrap.empty() ? "" : "-" + std::to_string(flags.seed);
+  const std::string exactly_topic = "demo-exactly-once" + suffix;
+  const std::string plain_topic = "demo-plain" + suffix;
+  if (bootstrap.empty()) {
+    exactly::broker::BrokerOptions options;
+    options.data_dir = dir + "/broker";
+    auto started = exactly::broker::Broker::Start(options);
+    if (!started.ok()) {
+      std::fprintf(out_err, "cannot start the bundled broker: %s\n",
+                   started.status().ToString().c_str());
+      return 1;
+    }
+    broker = std::move(*started);
+    bootstrap = broker->bootstrap_servers();
   }
-  const std::string bootstrap = (*broker)->bootstrap_servers();
-  const std::string exactly_topic = "demo-exactly-once";
-  const std::string plain_topic = "demo-plain";
   for (const std::string& topic : {exactly_topic, plain_topic}) {
-    if (absl::Status s = (*broker)->CreateTopic(topic, flags.partitions);
-        !s.ok()) {
+    absl::Status s = broker != nullptr
+                         ? broker->CreateTopic(topic, flags.partitions)
+                         : CreateTopic(bootstrap, topic, flags.partitions);
+    if (!s.ok()) {
       std::fprintf(out_err, "create topic: %s\n", s.ToString().c_str());
       return 1;
     }
     // The same fault for both: 1 produce response in 10 is lost after the
     // broker appended the batch, so the client sends it again.
-    (*broker)->faults().DropProduceResponses(-1, /*one_in=*/10,
-                                             {.topic = topic});
+    if (broker != nullptr) {
+      broker->faults().DropProduceResponses(-1, /*one_in=*/10,
+                                            {.topic = topic});
+    }
   }
-  // And every produce response takes 30 ms, as from a cluster across a
-  // network: records spend that long between "appended" and "acknowledged".
-  (*broker)->faults().AddLatency(30, {.api_key = 0 /* Produce */});
+  if (broker != nullptr) {
+    // And every produce response takes 30 ms, as from a cluster across a
+    // network: records spend that long between "appended" and
+    // "acknowledged".
+    broker->faults().AddLatency(30, {.api_key = 0 /* Produce */});
+  }
   std::printf(
       "exactly-once demo: %d records (0..%d) per producer, %d SIGKILLs at "
-      "random moments;\nthe broker at %s answers produce requests after 30 "
-      "ms and drops 1 response in 10\n"
+      "random moments;\n%s %s%s\n"
       "seed %u (--seed %u repeats the kill moments); log: %s (kept with "
       "--keep or on failure)\n\n",
-      flags.records, flags.records - 1, flags.kills, bootstrap.c_str(),
+      flags.records, flags.records - 1, flags.kills,
+      broker != nullptr ? "the broker at" : "the cluster at", bootstrap.c_str(),
+      broker != nullptr
+          ? " answers produce requests after 30 ms and drops 1 response in 10"
+          : (flags.mid_run_command.empty()
+                 ? ""
+                 : ("; mid-run: " + flags.mid_run_command).c_str()),
       flags.seed, flags.seed, log.c_str());
   std::fflush(stdout);
 
   RunResult exactly_run =
       RunWithKills(self, "spooled", "exactly-once", dir, bootstrap,
-                   exactly_topic, flags, **broker);
+                   exactly_topic, flags, broker.get());
   RunResult plain_run = RunWithKills(self, "plain", "plain", dir, bootstrap,
-                                     plain_topic, flags, **broker);
-  (*broker)->faults().Clear();
+                                     plain_topic, flags, broker.get());
+  if (broker != nullptr) broker->faults().Clear();
   if (interrupted) {
-    broker->reset();
+    broker.reset();
     std::error_code ignored;
     std::filesystem::remove_all(dir, ignored);
     return 130;
@@ -649,7 +735,7 @@ int RunDemo(const DemoFlags& flags, FILE* out_err) {
     std::printf("FAILED: the exactly-once run is not exact (logs in %s)\n",
                 log.c_str());
   }
-  broker->reset();
+  broker.reset();
   if (ok && !flags.keep) {
     std::error_code ignored;
     std::filesystem::remove_all(dir, ignored);
@@ -669,7 +755,8 @@ int main(int argc, char** argv) {
   if (!ParseDemoFlags(argc, argv, flags)) {
     std::fprintf(stderr,
                  "usage: %s [--records N] [--kills K] [--seconds S] "
-                 "[--seed X] [--partitions P] [--keep]\n",
+                 "[--seed X] [--partitions P] [--keep] "
+                 "[--bootstrap-servers B [--mid-run-command CMD]]\n",
                  argv[0]);
     return 2;
   }

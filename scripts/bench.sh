@@ -4,7 +4,8 @@
 # README's table is copied from this output.
 #
 #   scripts/bench.sh            # all of them (about 12 minutes on 2 cores)
-#   scripts/bench.sh broker     # one: broker | group | txn | sdk | spool | python
+#   scripts/bench.sh broker     # one: broker | group | txn | sdk | spool | python | kafka
+#   (kafka: the bundled broker against Apache Kafka from scripts/kafka.sh, about 6 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --build-dir build --build-type RelWithDebInfo
@@ -25,4 +26,6 @@ run group build/bench/group_bench
 run txn build/bench/txn_bench
 run sdk build/bench/sdk_bench
 run spool build/bench/spool_bench
+run kafka build/bench/kafka_bench --broker-bin build/broker-stub/exactly-broker \
+  --kafka-script scripts/kafka.sh
 run python env PYTHONPATH="$(pwd)/build/bindings/python" /usr/bin/python3 bench/python_producer_bench.py

@@ -2,14 +2,39 @@
 # The main job: installs what is missing, builds, and runs the exactly-once demo.
 #
 #   scripts/demo.sh [--records N] [--kills K] [--seconds S] [--seed X] [--keep]
+#   scripts/demo.sh --kafka [same options]   # on a 3-broker Apache Kafka cluster
 #
 # The demo starts the bundled broker (dropping 1 produce response in 10), then runs a spooled
 # transactional producer that sends records 0..N-1 and is SIGKILLed at random moments and
 # restarted each time, and the same with a plain producer (acks=1, no idempotence, no spool).
 # A read_committed consumer counts both topics; the table at the end shows what each lost or
 # duplicated. It exits non-zero if the exactly-once run missed or duplicated any record.
+#
+# With --kafka the same runs go to a 3-broker Apache Kafka cluster (scripts/kafka.sh), whose
+# faults are real: in the middle of each run the JVM of node 2 is SIGKILLed and started
+# again. Then tests/kafka/acks_scenario.py counts what acks=1 loses when a leader dies
+# with its followers behind, and what acks=all with min.insync.replicas=2 does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+KAFKA=0
+ARGS=()
+for arg in "$@"; do
+  if [ "$arg" = --kafka ]; then KAFKA=1; else ARGS+=("$arg"); fi
+done
 scripts/setup.sh --build-dir build
 
-exec build/examples/exactly_once_demo "$@"
+if [ "$KAFKA" = 0 ]; then
+  exec build/examples/exactly_once_demo "${ARGS[@]}"
+fi
+DIR=$(mktemp -d /tmp/exactly-demo-kafka-XXXXXX)
+trap 'scripts/kafka.sh destroy "$DIR" >/dev/null 2>&1 || true' EXIT
+echo "starting 3 brokers of Apache Kafka (scripts/kafka.sh) in $DIR ..."
+BOOTSTRAP=$(scripts/kafka.sh start --brokers 3 --dir "$DIR" | sed -n 's/^bootstrap.servers=//p')
+# Node 2 (it leads about a third of the partitions): SIGKILL, 4 s down, started again.
+FAULT="scripts/kafka.sh kill '$DIR' 2 && echo '  SIGKILLed Kafka node 2' >&2 && sleep 4 && \
+scripts/kafka.sh restart '$DIR' 2"
+status=0
+build/examples/exactly_once_demo --bootstrap-servers "$BOOTSTRAP" --mid-run-command "$FAULT" \
+  "${ARGS[@]}" || status=$?
+/usr/bin/python3 tests/kafka/acks_scenario.py --cluster "$DIR" || status=$?
+exit $status

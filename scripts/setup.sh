@@ -43,6 +43,7 @@ PACKAGES=(
   python3-pytest                                  # Python tests
   python3-confluent-kafka python3-kafka kcat      # interop tests with clients written elsewhere
   clang-format                                    # style checks
+  openjdk-17-jre-headless maven                   # Apache Kafka for the kafka label (scripts/kafka.sh)
 )
 
 missing=()

@@ -4,11 +4,18 @@
 #
 #   scripts/test.sh          # what a developer runs
 #   scripts/test.sh --ci     # also: -Werror, and unit + integration tests under ASan + UBSan
+#   scripts/test.sh --no-kafka   # without the kafka label (the suites again on Apache Kafka)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CI=0
-[ "${1:-}" = "--ci" ] && CI=1
+KAFKA=1
+for arg in "$@"; do
+  case "$arg" in
+    --ci) CI=1 ;;
+    --no-kafka) KAFKA=0 ;;
+  esac
+done
 JOBS=$(nproc)
 
 if [ "$CI" = 1 ]; then
@@ -21,12 +28,26 @@ fi
 # confluent-kafka-python against the binary), python (the bindings' pytest suite), examples,
 # install (a separate project built against the installed SDK).
 echo "== all tests (CTest)"
-ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900
+ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -LE kafka
 
 if [ "$CI" = 1 ]; then
   echo "== unit and integration tests under AddressSanitizer + UndefinedBehaviorSanitizer"
   scripts/setup.sh --build-dir build-asan --werror --sanitize address,undefined --tests-only
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900 -L 'unit|integration'
+fi
+# The kafka label: the SDK, Python and example suites again on Apache Kafka (scripts/kafka.sh),
+# on 1 broker and then on 3, one cluster at a time.
+if [ "$KAFKA" = 0 ]; then
+  echo "== kafka label SKIPPED: --no-kafka"
+elif kafka_why=$(scripts/kafka.sh fetch 2>&1); then
+  for size in 1 3; do
+    echo "== kafka label on $size broker(s) of Apache Kafka"
+    ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -L "^kafka${size}\$"
+  done
+elif [ $? = 77 ]; then
+  echo "== kafka label SKIPPED: Apache Kafka cannot be had here: ${kafka_why##*unavailable: }"
+else
+  echo "$kafka_why"; exit 1
 fi
 echo "== all tests passed"

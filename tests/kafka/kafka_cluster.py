@@ -272,6 +272,7 @@ class KafkaCluster:
         conf = test_settings(brokers)
         conf.update(settings or {})
         state = {"version": version, "libs": str(libs), "heap": heap, "brokers": brokers,
+                 "harness": str(pathlib.Path(__file__).resolve()),
                  "cluster_id": base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("="),
                  "nodes": nodes, "settings": conf,
                  "bootstrap": ",".join(f"127.0.0.1:{n['port']}" for n in nodes.values())}
@@ -462,6 +463,29 @@ class KafkaCluster:
                 raise ClusterError(f"{topic}/{partition} has no leader after {timeout:.0f} s")
             time.sleep(0.2)
 
+    def wait_topic(self, topic: str, partitions: int, timeout: float = 60.0) -> None:
+        """Until every live node serves `topic` with a leader for each partition. Kafka
+        spreads a new topic's metadata to the brokers asynchronously: a client asking a broker
+        that has not heard of it yet is told it does not exist (librdkafka then fails records
+        queued for it with _UNKNOWN_TOPIC)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            missing = []
+            for n in self.alive_nodes():
+                try:
+                    md = self._ask(lambda h, p: metadata(h, p, [topic]), nodes=[n])
+                    parts = md["topics"].get(topic, {}).get("partitions", {})
+                    if len([p for p in parts.values() if p["leader"] >= 0]) < partitions:
+                        missing.append(n)
+                except ClusterError:
+                    missing.append(n)
+            if not missing:
+                return
+            if time.monotonic() > deadline:
+                raise ClusterError(f"{topic} not served by node(s) {missing} after "
+                                   f"{timeout:.0f} s")
+            time.sleep(0.1)
+
     def coordinator(self, key: str, key_type: int = 1, timeout: float = 60.0) -> int:
         """Node id of the transaction coordinator of transactional id `key` (key_type 1) or of
         the group coordinator of group `key` (key_type 0); waits while it is not available."""
@@ -604,6 +628,10 @@ def main(argv: Sequence[str]) -> int:
     p.add_argument("dir")
     p.add_argument("topic")
     p.add_argument("partition", type=int)
+    p = sub.add_parser("wait-topic", help="until every live node serves the topic's partitions")
+    p.add_argument("dir")
+    p.add_argument("topic")
+    p.add_argument("partitions", type=int)
     p = sub.add_parser("coordinator", help="print the coordinator's node id")
     p.add_argument("dir")
     g = p.add_mutually_exclusive_group(required=True)
@@ -674,6 +702,8 @@ def main(argv: Sequence[str]) -> int:
             if pid is None:
                 raise ClusterError(f"node {args.node} is not running")
             print(pid)
+        elif args.cmd == "wait-topic":
+            cluster.wait_topic(args.topic, args.partitions)
         elif args.cmd == "leader":
             print(cluster.leader(args.topic, args.partition))
         elif args.cmd == "coordinator":

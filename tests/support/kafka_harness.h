@@ -61,6 +61,15 @@ class KafkaHarness {
         absl::StrCat("coordinator '", dir_, "' --group '", group, "'"));
   }
 
+  // Until every live broker serves the topic (Kafka spreads a new topic's
+  // metadata asynchronously; a broker that has not heard of it yet says it
+  // does not exist, and librdkafka fails records queued for it).
+  absl::Status WaitForTopic(const std::string& topic, int partitions) const {
+    return Run(absl::StrCat("wait-topic '", dir_, "' '", topic, "' ",
+                            partitions))
+        .status();
+  }
+
   // SIGKILL, SIGSTOP, SIGCONT or SIGTERM to node's JVM (KILL and TERM wait
   // until it is gone).
   absl::Status Signal(int node, int sig) const {

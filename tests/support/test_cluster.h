@@ -144,7 +144,9 @@ class TestCluster {
                  ? absl::OkStatus()
                  : absl::InternalError(rd_kafka_err2str(err));
     }
-    return CreateTopicWithAdminApi(topic, partitions);
+    absl::Status created = CreateTopicWithAdminApi(topic, partitions);
+    if (!created.ok() || kafka_ == nullptr) return created;
+    return kafka_->WaitForTopic(topic, partitions);
   }
 
   // The next requests of `api_key` fail, one per Kafka error code, in order.

@@ -22,6 +22,7 @@ with a message saying so.
 from __future__ import annotations
 
 import os
+import time
 from typing import Any, Callable, Iterator, List, Mapping, Optional
 
 import pytest
@@ -68,6 +69,105 @@ class ExternalBroker:
             config={k: str(v) for k, v in (config or {}).items()})])
         for future in futures.values():
             future.result()
+        self._wait_for_topic(name, partitions)
+
+    @staticmethod
+    def _wait_for_topic(name: str, partitions: int) -> None:
+        """Kafka spreads a new topic's metadata to its brokers asynchronously;
+        a broker that has not heard of it yet tells a client it does not
+        exist. On a cluster the project's harness runs (EXACTLY_KAFKA_CLUSTER,
+        scripts/kafka.sh), wait until every broker serves it."""
+        cluster = os.environ.get("EXACTLY_KAFKA_CLUSTER")
+        if not cluster:
+            return
+        import json
+        import subprocess
+        import sys
+        with open(os.path.join(cluster, "cluster.json")) as f:
+            harness = json.load(f).get("harness")
+        if harness:
+            subprocess.run([sys.executable, harness, "wait-topic", cluster,
+                            name, str(partitions)], check=True)
+
+    # What a test reads back, read from the real cluster by a consumer: the
+    # same answers the bundled broker gives from its log (control records
+    # aside, which no consumer sees).
+
+    def partitions(self, topic: str) -> int:
+        admin = self._admin()
+        meta = admin.list_topics(topic, timeout=30).topics.get(topic)
+        return 0 if meta is None or meta.error is not None else len(meta.partitions)
+
+    def records(self, topic: str, partition: int = 0) -> List[Any]:
+        """Every data record of the partition, whatever its transaction's
+        outcome (read_uncommitted)."""
+        return self._read(topic, [partition], "read_uncommitted")
+
+    def committed_records(self, topic: str,
+                          partition: Optional[int] = None) -> List[Any]:
+        """What a read_committed consumer sees, partition after partition."""
+        parts = (list(range(self.partitions(topic))) if partition is None
+                 else [partition])
+        return self._read(topic, parts, "read_committed")
+
+    def committed_offset(self, group: str, topic: str,
+                         partition: int = 0) -> Optional[int]:
+        from confluent_kafka import Consumer, TopicPartition
+        consumer = Consumer({"bootstrap.servers": self.bootstrap_servers,
+                             "group.id": group, "enable.auto.commit": False})
+        try:
+            [tp] = consumer.committed([TopicPartition(topic, partition)],
+                                      timeout=30)
+        finally:
+            consumer.close()
+        return tp.offset if tp.offset >= 0 else None
+
+    def _admin(self) -> Any:
+        try:
+            from confluent_kafka.admin import AdminClient
+        except ImportError:
+            self._skip("reading a real cluster without confluent-kafka")
+        return AdminClient({"bootstrap.servers": self.bootstrap_servers})
+
+    def _read(self, topic: str, partitions: List[int],
+              isolation: str) -> List[Any]:
+        from confluent_kafka import Consumer, TopicPartition
+        from exactly.testing import LoggedRecord
+        out: List[Any] = []
+        for partition in partitions:
+            consumer = Consumer({
+                "bootstrap.servers": self.bootstrap_servers,
+                "group.id": "exactly-pytest-reader",
+                "enable.auto.commit": False, "isolation.level": isolation})
+            try:
+                # read_committed stops at the last stable offset, below the
+                # high watermark while a transaction is open: the end is
+                # the partition's end as this isolation level sees it.
+                low, high = consumer.get_watermark_offsets(
+                    TopicPartition(topic, partition), timeout=30)
+                consumer.assign([TopicPartition(topic, partition, low)])
+                position = low
+                deadline = time.monotonic() + 30
+                while position < high and time.monotonic() < deadline:
+                    m = consumer.poll(0.2)
+                    if m is None:
+                        # Past the last record this isolation shows (an
+                        # aborted tail, markers): done once the position
+                        # reaches the end.
+                        [tp] = consumer.position(
+                            [TopicPartition(topic, partition)])
+                        position = max(position, tp.offset)
+                        continue
+                    if m.error():
+                        continue
+                    position = m.offset() + 1
+                    out.append(LoggedRecord(
+                        offset=m.offset(), timestamp_ms=m.timestamp()[1],
+                        key=m.key(), value=m.value(),
+                        headers=list(m.headers() or [])))
+            finally:
+                consumer.close()
+        return out
 
     def __getattr__(self, name: str) -> Any:
         return self._skip(f"Broker.{name}")

@@ -2,6 +2,7 @@
 package's own pytest plugin (exactly.pytest_plugin), as in a user's suite."""
 
 import itertools
+import os
 import time
 from typing import List
 
@@ -14,8 +15,9 @@ _counter = itertools.count()
 
 @pytest.fixture
 def topic(request: pytest.FixtureRequest) -> str:
-    """A topic name no other test uses."""
-    return f"t{next(_counter)}-{request.node.name[:40]}".replace("[", "-") \
+    """A topic name no other test uses (nor an earlier run against the same
+    real cluster: the process id)."""
+    return f"t{next(_counter)}-{os.getpid()}-{request.node.name[:40]}".replace("[", "-") \
         .replace("]", "")
 
 

@@ -69,7 +69,7 @@ def test_spool_survives_sigkill_exactly_once(exactly_broker, topic, tmp_path):
 def test_spooled_producer_api(exactly_broker, topic, tmp_path):
     servers = exactly_broker.bootstrap_servers
     errors = []
-    with exactly.SpooledProducer(tmp_path / "s", servers, "spool-api",
+    with exactly.SpooledProducer(tmp_path / "s", servers, f"spool-api-{os.getpid()}",
                                  on_error=errors.append) as p:
         assert p.exactly_once and p.spool_id and p.recovered_cursor == ""
         p.send(topic, value=b"one", key="k", cursor="c1")
@@ -80,7 +80,7 @@ def test_spooled_producer_api(exactly_broker, topic, tmp_path):
         assert m.drainer_error is None
         assert p.quarantined() == []
     assert p.closed
-    with exactly.SpooledProducer(tmp_path / "s", servers, "spool-api") as p:
+    with exactly.SpooledProducer(tmp_path / "s", servers, f"spool-api-{os.getpid()}") as p:
         assert p.recovered_cursor == "c3"
     assert [r.value for r in exactly_broker.committed_records(topic)] == \
         [b"one", b"two", b"three"]
@@ -93,7 +93,7 @@ def test_send_batch_async_completes_each_call_once(exactly_broker, topic,
     servers = exactly_broker.bootstrap_servers
     errors = []
     outcomes = []
-    with exactly.SpooledProducer(tmp_path / "s", servers, "spool-async",
+    with exactly.SpooledProducer(tmp_path / "s", servers, f"spool-async-{os.getpid()}",
                                  on_error=errors.append) as p:
         for call in range(50):
             values = [b"v%04d" % (10 * call + i) for i in range(10)]
@@ -111,7 +111,7 @@ def test_send_batch_async_completes_each_call_once(exactly_broker, topic,
                                on_durable=outcomes.append)
         assert len(outcomes) == 50  # refused: never completes
     assert errors == []
-    with exactly.SpooledProducer(tmp_path / "s", servers, "spool-async") as p:
+    with exactly.SpooledProducer(tmp_path / "s", servers, f"spool-async-{os.getpid()}") as p:
         assert p.recovered_cursor == "c49"  # the last cursor stored
     values = [r.value for r in exactly_broker.committed_records(topic)]
     assert values == [b"v%04d" % i for i in range(501)]
