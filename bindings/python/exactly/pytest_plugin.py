@@ -129,6 +129,17 @@ class ExternalBroker:
             self._skip("reading a real cluster without confluent-kafka")
         return AdminClient({"bootstrap.servers": self.bootstrap_servers})
 
+    def _watermarks(self, topic: str, partition: int) -> Any:
+        from confluent_kafka import Consumer, TopicPartition
+        consumer = Consumer({"bootstrap.servers": self.bootstrap_servers,
+                             "group.id": "exactly-pytest-reader",
+                             "isolation.level": "read_uncommitted"})
+        try:
+            return consumer.get_watermark_offsets(
+                TopicPartition(topic, partition), timeout=30)
+        finally:
+            consumer.close()
+
     def _read(self, topic: str, partitions: List[int],
               isolation: str) -> List[Any]:
         from confluent_kafka import Consumer, TopicPartition
@@ -140,11 +151,13 @@ class ExternalBroker:
                 "group.id": "exactly-pytest-reader",
                 "enable.auto.commit": False, "isolation.level": isolation})
             try:
-                # read_committed stops at the last stable offset, below the
-                # high watermark while a transaction is open: the end is
-                # the partition's end as this isolation level sees it.
-                low, high = consumer.get_watermark_offsets(
-                    TopicPartition(topic, partition), timeout=30)
+                # Read to the high watermark, markers included. Kafka
+                # answers EndTxn before it writes the markers, so a
+                # read_committed consumer asked for the end right after a
+                # commit may be told an older last stable offset: the end
+                # comes from a read_uncommitted query, and the read waits
+                # for the markers to reach it.
+                low, high = self._watermarks(topic, partition)
                 consumer.assign([TopicPartition(topic, partition, low)])
                 position = low
                 deadline = time.monotonic() + 30
