@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/retention.h"
+#include "util/logging.h"
 
 namespace exactly::broker {
 
@@ -74,6 +75,23 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
       return out;
     }
     if (seq.verdict == SequenceCheck::Verdict::kDuplicate) {
+      if (seq.transaction_ended) {
+        std::string what = absl::StrCat(
+            "sequence reuse: producer ", h.producer_id, " epoch ",
+            h.producer_epoch, " sent sequences ", h.base_sequence, "..",
+            h.last_sequence(), " to ", topic.name, "[", partition.index(),
+            "] again after the transaction that appended them at offset ",
+            seq.duplicate_of->first_offset,
+            " ended: these are new records the client numbered like old ones");
+        LogWarning(what);
+        b.faults().Record(what);
+        if (b.options().strict_sequence_reuse) {
+          // Kafka acknowledges it as a duplicate (and the records are lost);
+          // strict mode makes the client's bug visible instead.
+          out.error = Error(ErrorCode::kOutOfOrderSequenceNumber, what);
+          return out;
+        }
+      }
       if (out.base_offset < 0) out.base_offset = seq.duplicate_of->first_offset;
       out.duplicate = true;
       continue;
@@ -125,8 +143,8 @@ int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,
   partition.transactions().OnMarker(producer_id,
                                     type == protocol::ControlType::kCommit,
                                     stored.base_offset());
-  partition.producers().OnMarker(producer_id, producer_epoch,
-                                 coordinator_epoch);
+  partition.producers().OnMarker(producer_id, producer_epoch, coordinator_epoch,
+                                 stored.base_offset());
   b.PersistAppend(partition, stored);
   b.commits().NoteAppended(1);
   return stored.base_offset();

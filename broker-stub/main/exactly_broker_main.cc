@@ -37,8 +37,14 @@ ABSL_FLAG(int64_t, flush_ms, 0,
           "fsync the log at this interval in ms (0: no timer).");
 ABSL_FLAG(int32_t, node_id, 1, "This broker's node id.");
 ABSL_FLAG(bool, verbose, false, "Log every request.");
+ABSL_FLAG(bool, strict_sequence_reuse, false,
+          "Answer OUT_OF_ORDER_SEQUENCE_NUMBER when a client resends sequence "
+          "numbers of a batch whose transaction already ended (Kafka accepts "
+          "it as a duplicate and the new records are lost); it is always "
+          "logged.");
 ABSL_FLAG(int32_t, admin_port, -1,
-          "Serve fault-injection commands on 127.0.0.1:PORT (0 picks a port, -1 disables); "
+          "Serve fault-injection commands on 127.0.0.1:PORT (0 picks a port, "
+          "-1 disables); "
           "see docs/faults.md.");
 
 namespace {
@@ -65,7 +71,8 @@ std::vector<std::string> NormalizeFlags(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // exactly-broker admin HOST:PORT COMMAND...: send one admin command, print the reply.
+  // exactly-broker admin HOST:PORT COMMAND...: send one admin command, print
+  // the reply.
   if (argc >= 2 && std::string(argv[1]) == "admin") {
     return exactly::broker::AdminClientMain(argc - 2, argv + 2);
   }
@@ -106,6 +113,7 @@ int main(int argc, char** argv) {
   options.flush.every_ms = absl::GetFlag(FLAGS_flush_ms);
   options.node_id = absl::GetFlag(FLAGS_node_id);
   options.verbose = absl::GetFlag(FLAGS_verbose);
+  options.strict_sequence_reuse = absl::GetFlag(FLAGS_strict_sequence_reuse);
   if (options.default_partitions < 1) {
     std::fprintf(stderr,
                  "exactly-broker: --default-partitions must be at least 1\n");
@@ -120,10 +128,11 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<exactly::broker::AdminServer> admin;
   if (int32_t admin_port = absl::GetFlag(FLAGS_admin_port); admin_port >= 0) {
-    auto started = exactly::broker::AdminServer::Start(**broker, "127.0.0.1",
-                                                       static_cast<uint16_t>(admin_port));
+    auto started = exactly::broker::AdminServer::Start(
+        **broker, "127.0.0.1", static_cast<uint16_t>(admin_port));
     if (!started.ok()) {
-      std::fprintf(stderr, "exactly-broker: %s\n", std::string(started.status().message()).c_str());
+      std::fprintf(stderr, "exactly-broker: %s\n",
+                   std::string(started.status().message()).c_str());
       return 1;
     }
     admin = std::move(*started);

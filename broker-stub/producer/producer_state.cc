@@ -60,6 +60,8 @@ SequenceCheck ProducerStateTable::Check(const RecordBatchHeader& batch) const {
       SequenceCheck c;
       c.verdict = SequenceCheck::Verdict::kDuplicate;
       c.duplicate_of = b;
+      c.transaction_ended =
+          batch.is_transactional() && b.first_offset < entry.last_marker_offset;
       return c;
     }
   }
@@ -91,13 +93,15 @@ void ProducerStateTable::OnAppend(const RecordBatchHeader& appended) {
 }
 
 void ProducerStateTable::OnMarker(int64_t producer_id, int16_t epoch,
-                                  int32_t coordinator_epoch) {
+                                  int32_t coordinator_epoch,
+                                  int64_t marker_offset) {
   ProducerEntry& entry = entries_[producer_id];
   if (epoch > entry.epoch) {
     entry.epoch = epoch;
     entry.batches.clear();
   }
   entry.coordinator_epoch = coordinator_epoch;
+  entry.last_marker_offset = marker_offset;
 }
 
 const ProducerEntry* ProducerStateTable::Find(int64_t producer_id) const {
@@ -112,9 +116,10 @@ void ProducerStateTable::Restore(int64_t producer_id, ProducerEntry entry) {
 std::string ProducerStateTable::Serialize(const ProducerEntry& entry) {
   std::string out;
   protocol::Encoder e(&out, 0, false);
-  e.Int8(0);  // format version
+  e.Int8(1);  // format version; 1 added last_marker_offset
   e.Int16(entry.epoch);
   e.Int32(entry.coordinator_epoch);
+  e.Int64(entry.last_marker_offset);
   e.Int32(static_cast<int32_t>(entry.batches.size()));
   for (const ProducerBatch& b : entry.batches) {
     e.Int32(b.first_sequence);
@@ -135,8 +140,9 @@ absl::StatusOr<ProducerEntry> ProducerStateTable::Deserialize(
   d.Int8(format);
   d.Int16(entry.epoch);
   d.Int32(entry.coordinator_epoch);
+  if (format >= 1) d.Int64(entry.last_marker_offset);
   d.Int32(count);
-  if (d.ok() && (format != 0 || count < 0 ||
+  if (d.ok() && (format < 0 || format > 1 || count < 0 ||
                  count > static_cast<int32_t>(kProducerBatchWindow))) {
     return absl::DataLossError(
         absl::StrCat("producer state: bad format ", format, "/", count));

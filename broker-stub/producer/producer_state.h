@@ -37,6 +37,9 @@ struct ProducerEntry {
   std::deque<ProducerBatch>
       batches;                     // oldest first, at most kProducerBatchWindow
   int32_t coordinator_epoch = -1;  // of the last marker written for it
+  // Where its last transaction marker is: a transactional batch below it
+  // belongs to a transaction that has already ended.
+  int64_t last_marker_offset = -1;
   bool operator==(const ProducerEntry&) const = default;
 
   // The sequence the next batch must start with: last + 1 (wrapping), or 0
@@ -54,6 +57,11 @@ struct SequenceCheck {
   protocol::ErrorCode error = protocol::ErrorCode::kNone;  // for kReject
   std::string message;                                     // for kReject
   std::optional<ProducerBatch> duplicate_of;               // for kDuplicate
+  // For kDuplicate: the batch it repeats is in a transaction that already
+  // ended (committed or aborted), so this cannot be a retry of it; the client
+  // is reusing sequence numbers for new records (librdkafka after an abort
+  // that purged records the broker had).
+  bool transaction_ended = false;
 };
 
 class ProducerStateTable {
@@ -65,10 +73,11 @@ class ProducerStateTable {
   // Records a batch appended at its (broker-assigned) base offset.
   void OnAppend(const protocol::RecordBatchHeader& appended);
 
-  // Records a transaction marker; a marker with a newer epoch (written when the
-  // coordinator fences a producer) moves the producer to that epoch and forgets
-  // its old batches.
-  void OnMarker(int64_t producer_id, int16_t epoch, int32_t coordinator_epoch);
+  // Records a transaction marker at `marker_offset`; a marker with a newer
+  // epoch (written when the coordinator fences a producer) moves the producer
+  // to that epoch and forgets its old batches.
+  void OnMarker(int64_t producer_id, int16_t epoch, int32_t coordinator_epoch,
+                int64_t marker_offset);
 
   const ProducerEntry* Find(int64_t producer_id) const;
   const std::unordered_map<int64_t, ProducerEntry>& entries() const {

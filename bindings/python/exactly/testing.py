@@ -271,7 +271,9 @@ class Broker:
     ``max_frame_bytes``, ``flush_every_messages``, ``flush_every_ms``,
     ``group_initial_rebalance_delay_ms``, ``group_min_session_timeout_ms``,
     ``group_max_session_timeout_ms``, ``transaction_max_timeout_ms``,
-    ``transaction_abort_check_interval_ms``, ``verbose``.
+    ``transaction_abort_check_interval_ms``, ``strict_sequence_reuse``
+    (answer an error when a client resends the sequence numbers of a batch
+    whose transaction already ended; always logged), ``verbose``.
 
     Use it as a context manager, or call start() and stop().
     """

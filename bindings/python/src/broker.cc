@@ -47,6 +47,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
   Set(options, "transaction_max_timeout_ms", &o.transaction_max_timeout_ms);
   Set(options, "transaction_abort_check_interval_ms",
       &o.transaction_abort_check_interval_ms);
+  Set(options, "strict_sequence_reuse", &o.strict_sequence_reuse);
   Set(options, "verbose", &o.verbose);
   for (auto item : options) {
     static const char* const kKnown[] = {"host",
@@ -65,6 +66,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "group_max_session_timeout_ms",
                                          "transaction_max_timeout_ms",
                                          "transaction_abort_check_interval_ms",
+                                         "strict_sequence_reuse",
                                          "verbose"};
     const std::string name = item.first.cast<std::string>();
     bool known = false;

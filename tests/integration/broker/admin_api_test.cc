@@ -26,6 +26,7 @@
 #include "protocol/request_header.h"
 #include "support/broker_process.h"
 #include "support/kafka_client.h"
+#include "support/raw_client.h"
 #include "support/temp_dir.h"
 
 namespace exactly::broker {
@@ -489,74 +490,7 @@ int64_t Committed(const std::string& bootstrap, const std::string& group,
 
 // ---- Raw requests, for the versions librdkafka 2.0.2 does not send ----
 
-class RawClient {
- public:
-  explicit RawClient(uint16_t port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ =
-        connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~RawClient() { close(fd_); }
-  RawClient(const RawClient&) = delete;
-  RawClient& operator=(const RawClient&) = delete;
-
-  template <class Req>
-  void Send(const Req& request, int16_t version) {
-    protocol::RequestHeader h;
-    h.api_key = static_cast<int16_t>(Req::kApiKey);
-    h.api_version = version;
-    h.correlation_id = ++correlation_;
-    h.client_id = "admin-api-test";
-    std::string frame = protocol::EncodeRequestFrame(h, request);
-    ASSERT_TRUE(connected_);
-    ASSERT_EQ(write(fd_, frame.data(), frame.size()),
-              static_cast<ssize_t>(frame.size()));
-  }
-
-  template <class Resp>
-  absl::StatusOr<Resp> Receive(int16_t version) {
-    std::string size_bytes = ReadExactly(4);
-    if (size_bytes.size() != 4) return absl::UnavailableError("closed");
-    uint32_t size = 0;
-    for (char c : size_bytes) size = (size << 8) | static_cast<uint8_t>(c);
-    std::string body = ReadExactly(size);
-    if (body.size() != size) return absl::UnavailableError("closed");
-    std::string_view rest = body;
-    absl::StatusOr<int32_t> correlation =
-        protocol::ParseResponseHeader(Resp::kApiKey, version, &rest);
-    if (!correlation.ok()) return correlation.status();
-    return protocol::DecodeMessage<Resp>(rest, version);
-  }
-
-  template <class Resp, class Req>
-  Resp Call(const Req& request, int16_t version) {
-    Send(request, version);
-    absl::StatusOr<Resp> response = Receive<Resp>(version);
-    EXPECT_TRUE(response.ok()) << response.status();
-    return response.ok() ? *response : Resp{};
-  }
-
- private:
-  std::string ReadExactly(size_t n) {
-    std::string out(n, '\0');
-    size_t got = 0;
-    while (got < n) {
-      ssize_t r = read(fd_, out.data() + got, n - got);
-      if (r <= 0) break;
-      got += static_cast<size_t>(r);
-    }
-    out.resize(got);
-    return out;
-  }
-
-  int fd_ = -1;
-  bool connected_ = false;
-  int32_t correlation_ = 0;
-};
+using ::exactly::testing::RawClient;
 
 std::string ErrName(rd_kafka_resp_err_t err) { return rd_kafka_err2name(err); }
 

@@ -67,6 +67,12 @@ struct BrokerOptions {
   // Transaction coordinator.
   int32_t transaction_max_timeout_ms = 900000;
   int32_t transaction_abort_check_interval_ms = 1000;
+  // A batch acknowledged as a duplicate of one whose transaction has already
+  // ended means the client reuses sequence numbers (new records would be
+  // lost). Kafka acknowledges it silently; the broker always logs it and
+  // records it in faults().History(), and in strict mode answers
+  // OUT_OF_ORDER_SEQUENCE_NUMBER instead, so a test catches such a client.
+  bool strict_sequence_reuse = false;
   // Log every request and response at debug level; faults and errors are always
   // logged.
   bool verbose = false;
