@@ -1,5 +1,6 @@
 #include "cluster/commit_pipeline.h"
 
+#include <algorithm>
 #include <asio/post.hpp>
 
 #include "util/logging.h"
@@ -35,7 +36,11 @@ void CommitPipeline::CommitNow() {
   if (store_ != nullptr && store_->HasStagedWrites()) {
     status = store_->Commit();
     ++commits_;
-    unsynced_records_ += staged_records_;
+    // A write of coordinator state alone (PrepareCommit, a group's offsets)
+    // counts as one message: in Kafka it is a record in __transaction_state or
+    // __consumer_offsets, under the same flush policy. Without this a power
+    // loss could take back a commit that EndTxn had already acknowledged.
+    unsynced_records_ += std::max<int64_t>(staged_records_, 1);
     staged_records_ = 0;
     if (status.ok() && flush_.every_messages > 0 &&
         unsynced_records_ >= flush_.every_messages) {
