@@ -106,9 +106,14 @@ void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
       // Counted once per event (one per produce response), not per record.
       uint64_t delivered = 0;
       uint64_t failed = 0;
+      uint64_t possibly_persisted = 0;
       while (const rd_kafka_message_t* m = rd_kafka_event_message_next(event)) {
         const bool ok = m->err == RD_KAFKA_RESP_ERR_NO_ERROR;
         ++(ok ? delivered : failed);
+        if (!ok && rd_kafka_message_status(m) ==
+                       RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED) {
+          ++possibly_persisted;
+        }
         // A success nobody asked to hear about needs no report.
         if (ok && m->_private == nullptr && !default_callback_) continue;
         Deliver(*m);
@@ -117,6 +122,10 @@ void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
         delivered_.fetch_add(delivered, std::memory_order_relaxed);
       }
       if (failed != 0) failed_.fetch_add(failed, std::memory_order_relaxed);
+      if (possibly_persisted != 0) {
+        possibly_persisted_failures_.fetch_add(possibly_persisted,
+                                               std::memory_order_release);
+      }
       break;
     }
     case RD_KAFKA_EVENT_ERROR: {

@@ -43,6 +43,12 @@ class ProducerCore {
     if (dispatcher_ != nullptr) dispatcher_->ReleaseFinished();
   }
 
+  // See DeliveryDispatcher::possibly_persisted_failures().
+  uint64_t possibly_persisted_failures() const {
+    return dispatcher_ != nullptr ? dispatcher_->possibly_persisted_failures()
+                                  : 0;
+  }
+
   rd_kafka_t* rk() const { return rk_.get(); }
   const ProducerOptions& options() const { return options_; }
   ProducerStats stats() const;

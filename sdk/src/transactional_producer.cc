@@ -3,8 +3,11 @@
 // applied in one place.
 #include "exactly/transactional_producer.h"
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "callback_guard.h"
 #include "exactly/error.h"
@@ -14,6 +17,11 @@
 namespace exactly {
 
 using internal::TakeError;
+
+namespace {
+// One abort_transaction call's wait (see Abort()).
+constexpr std::chrono::milliseconds kAbortSlice{200};
+}  // namespace
 
 // --- Transaction -----------------------------------------------------------
 
@@ -85,10 +93,46 @@ absl::Status TransactionalProducer::RetryRetriable(
 }
 
 absl::Status TransactionalProducer::InitTransactions() {
-  return RetryRetriable([&] {
+  absl::Status status = RetryRetriable([&] {
     return Track(TakeError(rd_kafka_init_transactions(core_->rk(), TimeoutMs()),
                            "init_transactions"));
   });
+  needs_init_ = !status.ok();
+  return status;
+}
+
+absl::Status TransactionalProducer::ReplaceCore() {
+  // The old instance's records are lost with it (their callbacks report
+  // CANCELLED); its open transaction is aborted by the new instance's init.
+  core_->Close(std::chrono::milliseconds(0)).IgnoreError();
+  absl::StatusOr<std::unique_ptr<internal::ProducerCore>> core =
+      internal::ProducerCore::Create(options_);
+  if (!core.ok()) return core.status();
+  core_ = std::move(*core);
+  fatal_ = absl::OkStatus();
+  in_transaction_ = false;
+  needs_init_ = true;
+  return absl::OkStatus();
+}
+
+bool TransactionalProducer::EpochIsSpoiled() const {
+  // A record that failed after it may have been written was purged by an
+  // abort (or by librdkafka on an abortable error), and librdkafka's
+  // rd_kafka_toppar_purge_queues() moved the partition's sequence base past
+  // it as if it had never been sent. The broker may hold it: the next batch
+  // would reuse its sequence numbers and be acknowledged as its duplicate,
+  // its own records never stored. Committed transactions have no failed
+  // records, so the count only grows with aborted ones.
+  return core_->possibly_persisted_failures() != 0;
+}
+
+absl::Status TransactionalProducer::StartNewEpoch() {
+  if (!needs_init_) {
+    if (absl::Status s = ReplaceCore(); !s.ok()) return s;
+  }
+  absl::Status status = InitTransactions();
+  if (status.ok()) ++stats_.epoch_bumps;
+  return status;
 }
 
 absl::Status TransactionalProducer::Begin() {
@@ -96,6 +140,9 @@ absl::Status TransactionalProducer::Begin() {
     return absl::FailedPreconditionError("the producer is closed");
   }
   if (!fatal_.ok()) return fatal_;
+  if (!in_transaction_ && (needs_init_ || EpochIsSpoiled())) {
+    if (absl::Status s = StartNewEpoch(); !s.ok()) return s;
+  }
   absl::Status status = Track(
       TakeError(rd_kafka_begin_transaction(core_->rk()), "begin_transaction"));
   if (status.ok()) in_transaction_ = true;
@@ -180,15 +227,46 @@ absl::Status TransactionalProducer::Abort() {
   if (core_->rk() == nullptr) {
     return absl::FailedPreconditionError("the producer is closed");
   }
-  absl::Status status = Track(TakeError(core_->Draining([&] {
-    return rd_kafka_abort_transaction(core_->rk(), TimeoutMs());
-  }),
-                                        "abort_transaction"));
+  // In slices: abort_transaction purges what is queued, then waits for the
+  // requests in flight. A request whose connection dies meanwhile puts its
+  // records back in the queue, where nothing sends them while the abort
+  // runs: a single call would wait out its whole timeout (the transaction's
+  // remaining time, 60 s by default) for them. Calling again purges them.
+  const auto deadline = std::chrono::steady_clock::now() + AbortTimeout();
+  absl::Status status;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    const auto slice =
+        std::clamp(left, std::chrono::milliseconds(1), kAbortSlice);
+    status = Track(TakeError(core_->Draining([&] {
+      return rd_kafka_abort_transaction(core_->rk(),
+                                        static_cast<int>(slice.count()));
+    }),
+                             "abort_transaction"));
+    if (KafkaErrorCode(status) != RD_KAFKA_RESP_ERR__TIMED_OUT ||
+        std::chrono::steady_clock::now() >= deadline) {
+      break;
+    }
+  }
   if (status.ok()) {
     in_transaction_ = false;
     ++stats_.aborted;
   }
   return status;
+}
+
+std::chrono::milliseconds TransactionalProducer::AbortTimeout() const {
+  if (options_.transaction_call_timeout.count() >= 0) {
+    return options_.transaction_call_timeout;
+  }
+  // librdkafka's -1: what is left of the transaction; at most all of it.
+  int64_t ms = 60000;  // transaction.timeout.ms's default
+  if (auto it = options_.properties.find("transaction.timeout.ms");
+      it != options_.properties.end()) {
+    if (!absl::SimpleAtoi(it->second, &ms)) ms = 60000;
+  }
+  return std::chrono::milliseconds(ms);
 }
 
 absl::Status TransactionalProducer::AbortForTransact() {
@@ -284,15 +362,7 @@ absl::Status TransactionalProducer::Rebuild() {
         "turn (",
         fatal.message(), ")"));
   }
-  // The old instance's records are lost with it (their callbacks report
-  // CANCELLED); its open transaction is aborted by the new instance's init.
-  core_->Close(std::chrono::milliseconds(0)).IgnoreError();
-  absl::StatusOr<std::unique_ptr<internal::ProducerCore>> core =
-      internal::ProducerCore::Create(options_);
-  if (!core.ok()) return core.status();
-  core_ = std::move(*core);
-  fatal_ = absl::OkStatus();
-  in_transaction_ = false;
+  if (absl::Status s = ReplaceCore(); !s.ok()) return s;
   absl::Status status = InitTransactions();
   if (status.ok()) ++stats_.rebuilds;
   return status;

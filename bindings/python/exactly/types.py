@@ -64,6 +64,9 @@ class TransactionStats(NamedTuple):
     reruns: int  #: times transact() ran its function again after an abort
     retries: int  #: calls repeated after a retriable error
     rebuilds: int
+    #: transactions begun with a new producer epoch, because the aborted one
+    #: before them purged a record that may have reached the broker
+    epoch_bumps: int = 0
 
 
 class ProcessorStats(NamedTuple):

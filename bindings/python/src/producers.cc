@@ -108,7 +108,13 @@ class PyTransactionalProducer final : public ProducerBase {
   void Begin() {
     CheckUsable();
     Drain();
-    absl::Status status = Track(producer_->Begin());
+    // Usually immediate; after an abort that purged a record the broker may
+    // hold, it first starts a new producer epoch (init_transactions), which
+    // is sliced like the other coordinator calls.
+    const uint64_t bumps = producer_->stats().epoch_bumps;
+    absl::Status status =
+        TxnCall([&] { return producer_->Begin(); }, std::nullopt);
+    epoch_bumps_ += producer_->stats().epoch_bumps - bumps;
     Check(status);
   }
 
@@ -168,7 +174,7 @@ class PyTransactionalProducer final : public ProducerBase {
   void CountRerun() { ++reruns_; }
   py::object TxnStats() const {
     return PackageAttr("exactly.types", "TransactionStats")(
-        committed_, aborted_, reruns_, retries_, rebuilds_);
+        committed_, aborted_, reruns_, retries_, rebuilds_, epoch_bumps_);
   }
 
  protected:
@@ -287,6 +293,7 @@ class PyTransactionalProducer final : public ProducerBase {
   uint64_t reruns_ = 0;
   uint64_t retries_ = 0;
   uint64_t rebuilds_ = 0;
+  uint64_t epoch_bumps_ = 0;
 };
 
 template <typename T, typename Class>

@@ -35,7 +35,7 @@ namespace exactly {
 namespace internal {
 class ProducerCore;
 class ProducerAccess;
-}
+}  // namespace internal
 
 class TransactionalProducer;
 
@@ -64,6 +64,9 @@ struct TransactionStats {
   uint64_t reruns = 0;     // times Transact ran fn again after an abort
   uint64_t retries = 0;    // calls repeated after a retriable error
   uint64_t rebuilds = 0;   // Rebuild() calls that succeeded
+  // Transactions begun with a new producer epoch because the one before was
+  // aborted while a record of it may have reached the broker (see Begin()).
+  uint64_t epoch_bumps = 0;
 };
 
 class TransactionalProducer {
@@ -82,6 +85,15 @@ class TransactionalProducer {
 
   // The single verbs, one librdkafka call each; the status carries the
   // flags (see NextTxnAction() in exactly/error.h).
+  //
+  // Begin() may first start a new producer epoch (a new librdkafka instance
+  // and init_transactions, a few milliseconds): it does so when a record of
+  // an aborted transaction failed after it may have reached the broker.
+  // librdkafka purges such a record on abort and numbers the next batch as
+  // if it had never been sent, so a broker that had it would take the next
+  // transaction's records for retried duplicates of it and drop them (see
+  // the README, "Aborts and lost responses"). A new epoch starts the
+  // sequence numbers afresh. A retriable error from it is returned as such.
   absl::Status Begin();
   absl::Status Send(const Record& record);
   absl::Status Send(const Record& record, DeliveryCallback on_delivery);
@@ -111,6 +123,13 @@ class TransactionalProducer {
   TransactionalProducer(const ProducerOptions& options,
                         std::unique_ptr<internal::ProducerCore> core);
   absl::Status InitTransactions();
+  // A new librdkafka instance (the old one closed at once); the caller then
+  // initialises transactions on it, which also starts a new epoch.
+  absl::Status ReplaceCore();
+  // Whether records of this epoch failed after they may have been written:
+  // the next transaction must not reuse this epoch's sequence numbers.
+  bool EpochIsSpoiled() const;
+  absl::Status StartNewEpoch();
   absl::Status SendInTransaction(const Record& record,
                                  DeliveryCallback on_delivery);
   // Repeats `call` while it fails with a retriable error (bounded, with
@@ -120,10 +139,14 @@ class TransactionalProducer {
   // Remembers a fatal error so that Rebuild() knows whether it may.
   absl::Status Track(absl::Status status);
   int TimeoutMs() const;
+  // How long Abort() may take in all.
+  std::chrono::milliseconds AbortTimeout() const;
 
   const ProducerOptions options_;
   std::unique_ptr<internal::ProducerCore> core_;
   bool in_transaction_ = false;
+  // core_ is a new instance whose init_transactions has not completed.
+  bool needs_init_ = false;
   absl::Status fatal_;
   TransactionStats stats_;
 };

@@ -1,0 +1,174 @@
+// An abort that follows a lost produce response must not cost the next
+// transaction its records.
+//
+// The schedule, made deterministic: a transaction sends two records to a
+// partition; the broker appends them and drops the response (the client
+// queues a retry, one second later); the transaction is then aborted before
+// the retry goes out. librdkafka purges the queued retry and numbers the next
+// batch as if the purged one had never been sent (rd_kafka_toppar_purge_queues
+// advances the partition's epoch base msgid), so the next transaction's first
+// batch carries the aborted batch's sequence numbers: a broker acknowledges it
+// as a retried duplicate and never stores it (Kafka's rule). The SDK starts a
+// new producer epoch before that transaction instead.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "sdk_test_util.h"
+
+namespace exactly::testing {
+namespace {
+
+using ::testing::UnorderedElementsAre;
+
+class AbortAfterLostResponseTest : public SdkTest {
+ protected:
+  ProducerOptions SlowRetryOpts(const std::string& txn_id) const {
+    ProducerOptions o = TransactionalOpts(txn_id);
+    // The retry of a batch whose response was lost waits this long: the
+    // abort below comes first.
+    o.properties["retry.backoff.ms"] = "1000";
+    o.properties["linger.ms"] = "0";
+    return o;
+  }
+
+  // Waits until the broker has appended a Produce request and dropped its
+  // response, then a little longer so that the client has seen its
+  // connection close.
+  void WaitForDroppedResponse(size_t drops_before) {
+    const auto deadline = std::chrono::steady_clock::now() + kPatience;
+    while (CountDrops() <= drops_before) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+          << "the broker never dropped a produce response";
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+
+  size_t CountDrops() const {
+    size_t n = 0;
+    for (const std::string& line : cluster_->broker()->faults().History()) {
+      if (absl::StrContains(line, "dropped its response")) ++n;
+    }
+    return n;
+  }
+
+  // Sends two records to partition 0 and waits until their response is
+  // dropped.
+  void SendAndLoseTheResponse(Transaction& txn, const std::string& topic) {
+    const size_t drops = CountDrops();
+    cluster_->broker()->faults().DropProduceResponses(1);
+    for (const char* v : {"aborted-1", "aborted-2"}) {
+      ASSERT_TRUE(txn.Send({.topic = topic, .value = v, .partition = 0}).ok());
+    }
+    WaitForDroppedResponse(drops);
+  }
+
+  static absl::Status SendCommitted(Transaction& txn,
+                                    const std::string& topic) {
+    for (const char* v : {"committed-1", "committed-2"}) {
+      if (absl::Status s =
+              txn.Send({.topic = topic, .value = v, .partition = 0});
+          !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+TEST_F(AbortAfterLostResponseTest, ExplicitAbortThenCommit) {
+  SKIP_WITHOUT_FAULT_INJECTION();
+  SKIP_WITHOUT_TRANSACTIONS();
+  const std::string topic = NewTopic("lost-abort", 1);
+  auto producer = TransactionalProducer::Create(
+      SlowRetryOpts(TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  TransactionalProducer& p = **producer;
+
+  ASSERT_TRUE(p.Begin().ok());
+  const size_t drops = CountDrops();
+  cluster_->broker()->faults().DropProduceResponses(1);
+  for (const char* v : {"aborted-1", "aborted-2"}) {
+    ASSERT_TRUE(p.Send({.topic = topic, .value = v, .partition = 0}).ok());
+  }
+  WaitForDroppedResponse(drops);
+  ASSERT_TRUE(p.Abort().ok());
+
+  ASSERT_TRUE(p.Begin().ok());
+  for (const char* v : {"committed-1", "committed-2"}) {
+    ASSERT_TRUE(p.Send({.topic = topic, .value = v, .partition = 0}).ok());
+  }
+  absl::Status s = p.Commit();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(p.stats().epoch_bumps, 1u);
+  EXPECT_THAT(Values(ReadCommitted(topic, 1)),
+              UnorderedElementsAre("committed-1", "committed-2"));
+}
+
+TEST_F(AbortAfterLostResponseTest, TransactFunctionErrorThenCommit) {
+  SKIP_WITHOUT_FAULT_INJECTION();
+  SKIP_WITHOUT_TRANSACTIONS();
+  const std::string topic = NewTopic("lost-fn", 1);
+  auto producer = TransactionalProducer::Create(
+      SlowRetryOpts(TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  TransactionalProducer& p = **producer;
+
+  // fn's own error aborts the transaction and is returned.
+  absl::Status s = p.Transact([&](Transaction& txn) {
+    SendAndLoseTheResponse(txn, topic);
+    return absl::AbortedError("the application changed its mind");
+  });
+  ASSERT_EQ(s.code(), absl::StatusCode::kAborted) << s;
+
+  s = p.Transact([&](Transaction& txn) { return SendCommitted(txn, topic); });
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(p.stats().epoch_bumps, 1u);
+  EXPECT_THAT(Values(ReadCommitted(topic, 1)),
+              UnorderedElementsAre("committed-1", "committed-2"));
+}
+
+TEST_F(AbortAfterLostResponseTest, TransactRerunAfterAnAbortableError) {
+  SKIP_WITHOUT_FAULT_INJECTION();
+  SKIP_WITHOUT_TRANSACTIONS();
+  const std::string topic = NewTopic("lost-rerun", 2);
+  auto producer = TransactionalProducer::Create(
+      SlowRetryOpts(TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  TransactionalProducer& p = **producer;
+
+  // Run 1: records to partition 0 (response lost), then a record to
+  // partition 1 whose AddPartitionsToTxn fails with an abortable error:
+  // librdkafka purges the queued retry itself, Transact aborts and runs fn
+  // again. Run 2 writes the same records again and commits.
+  int runs = 0;
+  absl::Status s = p.Transact([&](Transaction& txn) -> absl::Status {
+    ++runs;
+    if (runs == 1) {
+      SendAndLoseTheResponse(txn, topic);
+      cluster_->broker()->faults().FailRequests(
+          {.api_key = api::kAddPartitionsToTxn},
+          /*TOPIC_AUTHORIZATION_FAILED*/ 29, 1);
+      if (absl::Status sent =
+              txn.Send({.topic = topic, .value = "aborted-3", .partition = 1});
+          !sent.ok()) {
+        return sent;
+      }
+      return absl::OkStatus();  // the commit fails: abortable
+    }
+    return SendCommitted(txn, topic);
+  });
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(p.stats().epoch_bumps, 1u);
+  EXPECT_THAT(Values(ReadCommitted(topic, 2)),
+              UnorderedElementsAre("committed-1", "committed-2"));
+}
+
+}  // namespace
+}  // namespace exactly::testing
