@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "exactly/producer.h"
@@ -40,6 +41,26 @@ inline absl::Status WarmUpTopic(rd_kafka_t* rk, const std::string& topic,
   rd_kafka_topic_destroy(rkt);
   if (md != nullptr) rd_kafka_metadata_destroy(md);
   return StatusFromCode(err, "metadata of " + topic);
+}
+
+// The same for several topics, in one metadata request.
+template <class Topics>
+absl::Status WarmUpTopics(rd_kafka_t* rk, const Topics& topics,
+                          std::chrono::milliseconds timeout) {
+  if (topics.empty()) return absl::OkStatus();
+  std::vector<rd_kafka_topic_t*> handles;
+  for (const std::string& topic : topics) {
+    // Known locally from now on: a metadata request for "locally known
+    // topics" asks for it.
+    if (rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr))
+      handles.push_back(rkt);
+  }
+  const rd_kafka_metadata_t* md = nullptr;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(rk, 0, nullptr, &md, static_cast<int>(timeout.count()));
+  if (md != nullptr) rd_kafka_metadata_destroy(md);
+  for (rd_kafka_topic_t* rkt : handles) rd_kafka_topic_destroy(rkt);
+  return StatusFromCode(err, "metadata of the producer's topics");
 }
 
 }  // namespace exactly::internal

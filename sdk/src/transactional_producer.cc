@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "callback_guard.h"
 #include "exactly/error.h"
+#include "producer_access.h"
 #include "producer_core.h"
 #include "retry.h"
 
@@ -131,7 +132,11 @@ absl::Status TransactionalProducer::StartNewEpoch() {
     if (absl::Status s = ReplaceCore(); !s.ok()) return s;
   }
   absl::Status status = InitTransactions();
-  if (status.ok()) ++stats_.epoch_bumps;
+  if (!status.ok()) return status;
+  ++stats_.epoch_bumps;
+  // Best effort: without it the first record of each topic just waits.
+  internal::WarmUpTopics(core_->rk(), topics_, std::chrono::seconds(5))
+      .IgnoreError();
   return status;
 }
 
@@ -173,6 +178,10 @@ absl::Status TransactionalProducer::SendInTransaction(
   absl::Status status = core_->Send(record, pending.get());
   if (status.ok()) {
     pending.release();  // the core completes and deletes it
+    if (record.topic != last_topic_) {
+      last_topic_ = record.topic;
+      topics_.insert(last_topic_);
+    }
     return status;
   }
   // Inside a transaction librdkafka refuses new records (_STATE) once the

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,10 @@ class TransactionalProducer {
   bool in_transaction_ = false;
   // core_ is a new instance whose init_transactions has not completed.
   bool needs_init_ = false;
+  // Topics sent to, so that a new instance learns their metadata at once
+  // (else its first transaction waits up to a second for librdkafka's scan).
+  std::set<std::string, std::less<>> topics_;
+  std::string last_topic_;
   absl::Status fatal_;
   TransactionStats stats_;
 };
