@@ -24,7 +24,8 @@ else
   scripts/setup.sh --build-dir build
 fi
 
-# Labels: unit, integration (bundled broker in-process), interop (kcat, kafka-python,
+# Labels: unit, integration (bundled broker in-process), eos (the exactly-once checker,
+# tests/eos), interop (kcat, kafka-python,
 # confluent-kafka-python against the binary), python (the bindings' pytest suite), examples,
 # install (a separate project built against the installed SDK).
 echo "== all tests (CTest)"
