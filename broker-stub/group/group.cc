@@ -603,18 +603,12 @@ void Group::CompleteJoin() {
   for (const std::string& id : gone) RemoveMember(id);
 
   // Make sure the leader is one of the members that rejoined.
-  bool have_leader = false;
-  if (leader_) {
-    if (Find(*leader_)->is_awaiting_join()) {
+  const Member* current = leader_ ? Find(*leader_) : nullptr;
+  bool have_leader = current != nullptr && current->is_awaiting_join();
+  for (auto it = members_.begin(); !have_leader && it != members_.end(); ++it) {
+    if (it->second->is_awaiting_join()) {
+      leader_ = it->first;
       have_leader = true;
-    } else {
-      for (const auto& [id, m] : members_) {
-        if (m->is_awaiting_join()) {
-          leader_ = id;
-          have_leader = true;
-          break;
-        }
-      }
     }
   }
   if (!have_leader && !members_.empty()) {
@@ -843,6 +837,7 @@ LeaveResult Group::Leave(const std::vector<LeavingMember>& leaving) {
       if (it == static_members_.end()) {
         error = ErrorCode::kUnknownMemberId;
       } else {
+        // Copied into the call: removing the member erases `it`.
         RemoveMemberAndUpdateGroup(it->second, "left the group");
       }
     } else if (pending_members_.contains(l.member_id)) {
@@ -919,7 +914,7 @@ void Group::OnHeartbeatExpired(const std::string& member_id) {
   RemoveMemberAndUpdateGroup(member_id, "session timeout");
 }
 
-void Group::RemoveMemberAndUpdateGroup(const std::string& member_id,
+void Group::RemoveMemberAndUpdateGroup(std::string member_id,
                                        std::string_view reason) {
   RemoveMember(member_id);
   switch (state_) {
@@ -937,7 +932,7 @@ void Group::RemoveMemberAndUpdateGroup(const std::string& member_id,
   }
 }
 
-void Group::RemoveMember(const std::string& member_id) {
+void Group::RemoveMember(std::string member_id) {
   auto it = members_.find(member_id);
   if (it == members_.end()) return;
   std::unique_ptr<Member> m = std::move(it->second);

@@ -247,11 +247,13 @@ class Group {
   void ScheduleHeartbeatExpiry(Member& member, int32_t timeout_ms);
   void OnHeartbeatExpired(const std::string& member_id);
 
-  void RemoveMemberAndUpdateGroup(const std::string& member_id,
+  // Both take the id by value: callers may pass a reference into a map the
+  // removal erases from (static_members_, a member's own id).
+  void RemoveMemberAndUpdateGroup(std::string member_id,
                                   std::string_view reason);
   // Drops a member, answering whatever it still waits for with
-  // UNKNOWN_MEMBER_ID.
-  void RemoveMember(const std::string& member_id);
+  // UNKNOWN_MEMBER_ID; the leader passes to a remaining member.
+  void RemoveMember(std::string member_id);
 
   std::string id_;
   GroupConfig config_;
