@@ -31,6 +31,18 @@ void DeliveryDispatcher::Stop() {
 }
 
 namespace {
+
+// A failed record whose sequence numbers the broker may have seen: it may
+// have been written (its response lost), or the broker refused its batch.
+// Only records purged before they were ever sent (an abort's queue purge,
+// status NOT_PERSISTED) leave librdkafka's numbering and the broker's in step.
+bool FailedAfterSend(const rd_kafka_message_t& m) {
+  if (rd_kafka_message_status(&m) == RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED) {
+    return true;
+  }
+  return m.err != RD_KAFKA_RESP_ERR__PURGE_QUEUE &&
+         m.err != RD_KAFKA_RESP_ERR__PURGE_INFLIGHT;
+}
 // How long a finished report may wait for the sending thread.
 constexpr auto kMaxHold = std::chrono::milliseconds(1);
 }  // namespace
@@ -106,14 +118,11 @@ void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
       // Counted once per event (one per produce response), not per record.
       uint64_t delivered = 0;
       uint64_t failed = 0;
-      uint64_t possibly_persisted = 0;
+      uint64_t failed_after_send = 0;
       while (const rd_kafka_message_t* m = rd_kafka_event_message_next(event)) {
         const bool ok = m->err == RD_KAFKA_RESP_ERR_NO_ERROR;
         ++(ok ? delivered : failed);
-        if (!ok && rd_kafka_message_status(m) ==
-                       RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED) {
-          ++possibly_persisted;
-        }
+        if (!ok && FailedAfterSend(*m)) ++failed_after_send;
         // A success nobody asked to hear about needs no report.
         if (ok && m->_private == nullptr && !default_callback_) continue;
         Deliver(*m);
@@ -122,9 +131,9 @@ void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
         delivered_.fetch_add(delivered, std::memory_order_relaxed);
       }
       if (failed != 0) failed_.fetch_add(failed, std::memory_order_relaxed);
-      if (possibly_persisted != 0) {
-        possibly_persisted_failures_.fetch_add(possibly_persisted,
-                                               std::memory_order_release);
+      if (failed_after_send != 0) {
+        failures_after_send_.fetch_add(failed_after_send,
+                                       std::memory_order_release);
       }
       break;
     }

@@ -82,12 +82,14 @@ class DeliveryDispatcher {
 
   uint64_t delivered() const { return delivered_.load(); }
   uint64_t failed() const { return failed_.load(); }
-  // Records that failed after they may have reached the broker (librdkafka's
-  // RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED): a transaction purged while a
-  // retry of theirs was queued. Counted before the report is released, so a
-  // flush, commit or abort that returned has seen every one of them.
-  uint64_t possibly_persisted_failures() const {
-    return possibly_persisted_failures_.load(std::memory_order_acquire);
+  // Records that failed after they were sent: possibly written (librdkafka's
+  // RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED, e.g. purged by an abort while a
+  // retry of theirs was queued) or refused by the broker. Either way the
+  // broker's idea of the producer's next sequence number may differ from
+  // librdkafka's. Counted before the report is released, so a flush, commit
+  // or abort that returned has seen every one of them.
+  uint64_t failures_after_send() const {
+    return failures_after_send_.load(std::memory_order_acquire);
   }
   uint64_t callback_errors() const { return callback_errors_.load(); }
 
@@ -108,7 +110,7 @@ class DeliveryDispatcher {
 
   std::atomic<uint64_t> delivered_{0};
   std::atomic<uint64_t> failed_{0};
-  std::atomic<uint64_t> possibly_persisted_failures_{0};
+  std::atomic<uint64_t> failures_after_send_{0};
   std::atomic<uint64_t> callback_errors_{0};
 
   // Send() waits here when the queue is full; the thread only takes the

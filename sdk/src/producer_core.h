@@ -43,10 +43,9 @@ class ProducerCore {
     if (dispatcher_ != nullptr) dispatcher_->ReleaseFinished();
   }
 
-  // See DeliveryDispatcher::possibly_persisted_failures().
-  uint64_t possibly_persisted_failures() const {
-    return dispatcher_ != nullptr ? dispatcher_->possibly_persisted_failures()
-                                  : 0;
+  // See DeliveryDispatcher::failures_after_send().
+  uint64_t failures_after_send() const {
+    return dispatcher_ != nullptr ? dispatcher_->failures_after_send() : 0;
   }
 
   rd_kafka_t* rk() const { return rk_.get(); }

@@ -117,14 +117,18 @@ absl::Status TransactionalProducer::ReplaceCore() {
 }
 
 bool TransactionalProducer::EpochIsSpoiled() const {
-  // A record that failed after it may have been written was purged by an
-  // abort (or by librdkafka on an abortable error), and librdkafka's
-  // rd_kafka_toppar_purge_queues() moved the partition's sequence base past
-  // it as if it had never been sent. The broker may hold it: the next batch
-  // would reuse its sequence numbers and be acknowledged as its duplicate,
-  // its own records never stored. Committed transactions have no failed
-  // records, so the count only grows with aborted ones.
-  return core_->possibly_persisted_failures() != 0;
+  // Records failed after they were sent, so librdkafka and the broker may
+  // disagree on the next sequence number:
+  // - possibly written, then purged by an abort (or by librdkafka on an
+  //   abortable error): rd_kafka_toppar_purge_queues() moved the partition's
+  //   sequence base past them as if never sent. The next batch would reuse
+  //   their sequences and, if the broker has them, be acknowledged as their
+  //   duplicate, its own records never stored;
+  // - refused by the broker: librdkafka does not reuse their sequences, the
+  //   broker answers the next batch OUT_OF_ORDER_SEQUENCE_NUMBER, and if that
+  //   answer is lost librdkafka reads its retry as a rewound sequence: fatal.
+  // Committed transactions have no failed records: only aborts count.
+  return core_->failures_after_send() != 0;
 }
 
 absl::Status TransactionalProducer::StartNewEpoch() {

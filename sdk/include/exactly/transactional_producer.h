@@ -66,7 +66,7 @@ struct TransactionStats {
   uint64_t retries = 0;    // calls repeated after a retriable error
   uint64_t rebuilds = 0;   // Rebuild() calls that succeeded
   // Transactions begun with a new producer epoch because the one before was
-  // aborted while a record of it may have reached the broker (see Begin()).
+  // aborted after a record of it failed once sent (see Begin()).
   uint64_t epoch_bumps = 0;
 };
 
@@ -89,12 +89,14 @@ class TransactionalProducer {
   //
   // Begin() may first start a new producer epoch (a new librdkafka instance
   // and init_transactions, a few milliseconds): it does so when a record of
-  // an aborted transaction failed after it may have reached the broker.
-  // librdkafka purges such a record on abort and numbers the next batch as
-  // if it had never been sent, so a broker that had it would take the next
-  // transaction's records for retried duplicates of it and drop them (see
-  // the README, "Aborts and lost responses"). A new epoch starts the
-  // sequence numbers afresh. A retriable error from it is returned as such.
+  // an aborted transaction failed after it was sent (possibly written, or
+  // refused by the broker). librdkafka purges a possibly written record on
+  // abort and numbers the next batch as if it had never been sent, so a
+  // broker that had it would take the next transaction's records for retried
+  // duplicates of it and drop them; after a refused batch the numbering has
+  // a gap that can turn fatal (see the README, "Aborts and lost responses").
+  // A new epoch starts the sequence numbers afresh. A retriable error from it
+  // is returned as such.
   absl::Status Begin();
   absl::Status Send(const Record& record);
   absl::Status Send(const Record& record, DeliveryCallback on_delivery);
@@ -127,8 +129,8 @@ class TransactionalProducer {
   // A new librdkafka instance (the old one closed at once); the caller then
   // initialises transactions on it, which also starts a new epoch.
   absl::Status ReplaceCore();
-  // Whether records of this epoch failed after they may have been written:
-  // the next transaction must not reuse this epoch's sequence numbers.
+  // Whether records of this epoch failed after they were sent: the next
+  // transaction must not go on with this epoch's sequence numbers.
   bool EpochIsSpoiled() const;
   absl::Status StartNewEpoch();
   absl::Status SendInTransaction(const Record& record,
