@@ -298,6 +298,14 @@ BatchCheck CheckProduceBatches(std::string_view records,
                   absl::StrCat("batch ", index,
                                ": clients may not write control batches"));
     }
+    // Kafka's LogValidator.validateBatch: an idempotent or transactional
+    // batch must be numbered.
+    if (h->has_producer_id() && h->base_sequence < 0) {
+      return fail(
+          ErrorCode::kInvalidRecord,
+          absl::StrCat("batch ", index, ": producer ", h->producer_id,
+                       " with negative base sequence ", h->base_sequence));
+    }
     if (static_cast<int>(h->compression()) >
         static_cast<int>(Compression::kZstd)) {
       return fail(ErrorCode::kUnsupportedCompressionType,

@@ -106,7 +106,8 @@ struct BatchCheckLimits {
 // UNSUPPORTED_FOR_MESSAGE_FORMAT), CRC-32C (CORRUPT_MESSAGE), at least one
 // record, lastOffsetDelta consistent with recordCount, and every record well
 // formed after decompression (INVALID_RECORD / CORRUPT_MESSAGE). No control
-// batches from clients.
+// batches from clients, and no producer id without a sequence
+// (INVALID_RECORD).
 BatchCheck CheckProduceBatches(std::string_view records,
                                const BatchCheckLimits& limits = {});
 

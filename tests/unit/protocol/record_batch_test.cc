@@ -154,6 +154,18 @@ TEST(RecordBatchTest, OldMagicAndControlBatchesFromClientsAreRefused) {
   EXPECT_EQ(CheckProduceBatches(control).error, ErrorCode::kInvalidRecord);
 }
 
+TEST(RecordBatchTest, AProducerIdNeedsASequence) {
+  RecordBatchSpec spec;
+  spec.producer_id = 9;
+  spec.producer_epoch = 0;
+  spec.base_sequence = -1;
+  std::string batch = *BuildRecordBatch(spec, {{"k", "v", {}, 0}});
+  EXPECT_EQ(CheckProduceBatches(batch).error, ErrorCode::kInvalidRecord);
+  spec.base_sequence = 0;
+  EXPECT_TRUE(
+      CheckProduceBatches(*BuildRecordBatch(spec, {{"k", "v", {}, 0}})).ok());
+}
+
 TEST(RecordBatchTest, RecordsThatDisagreeWithTheHeaderAreRefused) {
   std::string batch = Build(0, 4);
   std::string extra_count = batch;
