@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "cluster/appender.h"
 #include "handlers/handlers.h"
+#include "protocol/produce_request_check.h"
 
 namespace exactly::broker {
 
@@ -24,6 +25,18 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
   std::vector<std::string> topic_names;
   bool valid_acks =
       request.acks == 0 || request.acks == 1 || request.acks == -1;
+  // Kafka's KafkaApis.handleProduceRequest (3.x) refuses the whole request
+  // when a partition's first batch is transactional and the request names no
+  // transactional id: nothing is appended, every partition gets the error.
+  bool unauthorized_txn = false;
+  if (!request.transactional_id.has_value()) {
+    for (const auto& t : request.topics) {
+      for (const auto& p : t.partitions) {
+        unauthorized_txn |=
+            protocol::FirstBatchIsTransactional(p.records.Contiguous());
+      }
+    }
+  }
   for (auto& t : request.topics) {
     topic_names.push_back(t.name);
     ProduceResponse::Topic& rt = response.topics.emplace_back();
@@ -36,9 +49,9 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
         rp.error_code = static_cast<int16_t>(code);
         rp.error_message = std::move(message);
       };
-      if (!valid_acks) {
-        fail(ErrorCode::kInvalidRequiredAcks,
-             absl::StrCat("acks=", request.acks));
+      if (unauthorized_txn) {
+        fail(ErrorCode::kTransactionalIdAuthorizationFailed,
+             "transactional records in a request without a transactional id");
         continue;
       }
       if (auto injected = b.faults().TakeError(h.api_key, &t.name, p.index)) {
@@ -55,6 +68,19 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
       if (h.api_version >= 3 && request.transactional_id.has_value() &&
           request.transactional_id->empty()) {
         fail(ErrorCode::kInvalidRequest, "empty transactional id");
+        continue;
+      }
+      // Kafka checks the request's records per partition before the acks,
+      // which only the partitions that pass are refused for.
+      protocol::ProduceRecordsCheck records =
+          protocol::CheckProduceRecords(h.api_version, p.records.Contiguous());
+      if (!records.ok()) {
+        fail(records.error, std::move(records.message));
+        continue;
+      }
+      if (!valid_acks) {
+        fail(ErrorCode::kInvalidRequiredAcks,
+             absl::StrCat("acks=", request.acks));
         continue;
       }
       if (p.records.slices.size() > 1) {
