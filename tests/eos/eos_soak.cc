@@ -82,6 +82,7 @@ int Main() {
     w.writer = absl::StrCat("soak-", seed);
     w.seed = seed;
     w.duration = std::chrono::seconds(absl::GetFlag(FLAGS_round_seconds));
+    w.transactions = 1'000'000;  // the round's duration ends it
     w.spool_dir = dir.Sub("spool");
     (*broker)->CreateTopic(w.topic, 3).IgnoreError();
     (*broker)->CreateTopic(w.input_topic, 3).IgnoreError();
