@@ -262,6 +262,18 @@ absl::Status TransactionalProducer::Abort() {
       break;
     }
   }
+  if (KafkaErrorCode(status) == RD_KAFKA_RESP_ERR_INVALID_TXN_STATE &&
+      !IsFenced(status)) {
+    // librdkafka sends EndTxn(abort) even when the coordinator refused the
+    // transaction's only AddPartitionsToTxn (it counts a request answered
+    // with a partition error as registered). The coordinator has no
+    // transaction to abort and answers INVALID_TXN_STATE (Kafka before 4.0,
+    // and the bundled broker), which librdkafka makes fatal. Nothing of the
+    // transaction was written: a fresh instance goes on where it stopped.
+    // (librdkafka refuses to abort once EndTxn(commit) was sent, so this is
+    // never a transaction whose commit was accepted.)
+    if (Rebuild().ok()) status = absl::OkStatus();
+  }
   if (status.ok()) {
     in_transaction_ = false;
     ++stats_.aborted;
@@ -283,24 +295,7 @@ std::chrono::milliseconds TransactionalProducer::AbortTimeout() const {
 }
 
 absl::Status TransactionalProducer::AbortForTransact() {
-  absl::Status status = RetryRetriable([&] { return Abort(); });
-  if (KafkaErrorCode(status) == RD_KAFKA_RESP_ERR_INVALID_TXN_STATE &&
-      !IsFenced(status)) {
-    // librdkafka sends EndTxn(abort) even when the coordinator refused the
-    // transaction's only AddPartitionsToTxn (it counts a request answered
-    // with a partition error as registered). The coordinator has no
-    // transaction to abort and answers INVALID_TXN_STATE (Kafka before 4.0,
-    // and the bundled broker), which librdkafka makes fatal. Nothing of the
-    // transaction was written: a fresh instance goes on where it stopped.
-    // (A transaction whose commit was under way is never aborted here:
-    // Transact only aborts after an abortable error, which means the commit
-    // was not accepted.)
-    if (absl::Status rebuilt = Rebuild(); rebuilt.ok()) {
-      ++stats_.aborted;
-      return absl::OkStatus();
-    }
-  }
-  return status;
+  return RetryRetriable([&] { return Abort(); });
 }
 
 absl::Status TransactionalProducer::Transact(

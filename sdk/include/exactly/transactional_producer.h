@@ -103,6 +103,10 @@ class TransactionalProducer {
   absl::Status SendOffsets(const std::vector<TopicPartitionOffset>& offsets,
                            const ConsumerGroupMetadata& group);
   absl::Status Commit();
+  // Aborts the open transaction. When the coordinator answers that there is
+  // none to abort (INVALID_TXN_STATE: librdkafka sent EndTxn although no
+  // partition was added), which librdkafka makes fatal, Abort() replaces the
+  // instance (as Rebuild()) and returns OK: nothing of it was written.
   absl::Status Abort();
 
   // Replaces the librdkafka producer with a new one and initialises

@@ -208,5 +208,43 @@ TEST_F(AbortAfterLostResponseTest, TransactRerunAfterARefusedBatch) {
               UnorderedElementsAre("first", "committed-1", "committed-2"));
 }
 
+// Abort() after the transaction's only AddPartitionsToTxn was refused:
+// librdkafka still sends EndTxn(abort), the coordinator has no transaction
+// and answers INVALID_TXN_STATE (as Kafka does), which librdkafka makes
+// fatal. The Processor and applications call Abort() directly (not only
+// Transact), so Abort() itself goes on with a fresh instance.
+TEST_F(AbortAfterLostResponseTest, AbortWithNothingAddedIsNotFatal) {
+  SKIP_WITHOUT_FAULT_INJECTION();
+  SKIP_WITHOUT_TRANSACTIONS();
+  const std::string topic = NewTopic("nothing-added", 1);
+  auto producer = TransactionalProducer::Create(
+      SlowRetryOpts(TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  TransactionalProducer& p = **producer;
+  absl::Status s = p.Transact([&](Transaction& txn) -> absl::Status {
+    return txn.Send({.topic = topic, .value = "first", .partition = 0});
+  });
+  ASSERT_TRUE(s.ok()) << s;
+
+  ASSERT_TRUE(p.Begin().ok());
+  cluster_->broker()->faults().FailRequests(
+      {.api_key = api::kAddPartitionsToTxn},
+      /*TOPIC_AUTHORIZATION_FAILED*/ 29, 1);
+  ASSERT_TRUE(
+      p.Send({.topic = topic, .value = "refused", .partition = 0}).ok());
+  s = p.Commit();
+  ASSERT_EQ(NextTxnAction(s), TxnAction::kAbortAndRerun) << s;
+  s = p.Abort();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_FALSE(p.in_transaction());
+
+  ASSERT_TRUE(p.Begin().ok());
+  ASSERT_TRUE(p.Send({.topic = topic, .value = "second", .partition = 0}).ok());
+  s = p.Commit();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(Values(ReadCommitted(topic, 1)),
+              UnorderedElementsAre("first", "second"));
+}
+
 }  // namespace
 }  // namespace exactly::testing
