@@ -29,6 +29,15 @@ import pytest
 
 from exactly.testing import Broker
 
+
+# Errors a query meets while a cluster moves a partition's leader.
+_STALE_METADATA = frozenset({
+    3,     # UNKNOWN_TOPIC_OR_PARTITION (metadata not yet on that broker)
+    5,     # LEADER_NOT_AVAILABLE
+    6,     # NOT_LEADER_OR_FOLLOWER
+    -195,  # _TRANSPORT (the old leader went away)
+})
+
 ENV_BOOTSTRAP = "EXACTLY_TEST_BOOTSTRAP"
 
 
@@ -130,13 +139,25 @@ class ExternalBroker:
         return AdminClient({"bootstrap.servers": self.bootstrap_servers})
 
     def _watermarks(self, topic: str, partition: int) -> Any:
-        from confluent_kafka import Consumer, TopicPartition
+        from confluent_kafka import Consumer, KafkaException, TopicPartition
         consumer = Consumer({"bootstrap.servers": self.bootstrap_servers,
                              "group.id": "exactly-pytest-reader",
                              "isolation.level": "read_uncommitted"})
         try:
-            return consumer.get_watermark_offsets(
-                TopicPartition(topic, partition), timeout=30)
+            # A cluster moves leaders (a broker restarting, a preferred
+            # leader election): a query that meets a stale leader is asked
+            # again once librdkafka has new metadata, as a client would.
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    return consumer.get_watermark_offsets(
+                        TopicPartition(topic, partition),
+                        timeout=max(1.0, deadline - time.monotonic()))
+                except KafkaException as e:
+                    if (e.args[0].code() not in _STALE_METADATA
+                            or time.monotonic() >= deadline):
+                        raise
+                    time.sleep(0.2)
         finally:
             consumer.close()
 
