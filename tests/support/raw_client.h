@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -25,6 +26,8 @@ class RawClient {
   explicit RawClient(uint16_t port, std::string client_id = "raw-client")
       : client_id_(std::move(client_id)) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    timeval timeout{30, 0};  // a broken broker fails the test, not hangs it
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
@@ -49,6 +52,9 @@ class RawClient {
               static_cast<ssize_t>(frame.size()));
   }
 
+  // The answer to the last request sent (one request in flight at a time);
+  // an error when the connection closed, 30 s passed, or the answer is to
+  // another request.
   template <class Resp>
   absl::StatusOr<Resp> Receive(int16_t version) {
     std::string size_bytes = ReadExactly(4);
@@ -61,6 +67,9 @@ class RawClient {
     absl::StatusOr<int32_t> correlation =
         protocol::ParseResponseHeader(Resp::kApiKey, version, &rest);
     if (!correlation.ok()) return correlation.status();
+    if (*correlation != correlation_) {
+      return absl::InternalError("an answer to another request");
+    }
     return protocol::DecodeMessage<Resp>(rest, version);
   }
 

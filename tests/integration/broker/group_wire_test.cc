@@ -1,12 +1,6 @@
 // The group APIs at the versions no client here sends (the flexible ones, the
 // batched ones, the admin ones), as raw requests on a socket: each answer is
 // checked field by field against what Kafka 3.4 answers.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
-
 #include <memory>
 #include <string>
 
@@ -16,79 +10,17 @@
 #include "protocol/error_code.h"
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
+#include "support/raw_client.h"
 
 namespace exactly::broker {
 namespace {
 
+using ::exactly::testing::RawClient;
 using protocol::ErrorCode;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
 int16_t Code(ErrorCode e) { return static_cast<int16_t>(e); }
-
-// One connection speaking whole frames; every call waits for its answer.
-class WireClient {
- public:
-  explicit WireClient(uint16_t port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    timeval timeout{30, 0};  // a broken broker fails the test, not hangs it
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ =
-        connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~WireClient() { close(fd_); }
-  WireClient(const WireClient&) = delete;
-  WireClient& operator=(const WireClient&) = delete;
-
-  template <class Response, class Request>
-  Response Call(const Request& request, int16_t version) {
-    EXPECT_TRUE(connected_);
-    protocol::RequestHeader h;
-    h.api_key = static_cast<int16_t>(Request::kApiKey);
-    h.api_version = version;
-    h.correlation_id = ++correlation_;
-    h.client_id = "wire-client";
-    std::string frame = protocol::EncodeRequestFrame(h, request);
-    EXPECT_EQ(write(fd_, frame.data(), frame.size()),
-              static_cast<ssize_t>(frame.size()));
-    std::string size_bytes = Read(4);
-    uint32_t size = 0;
-    for (char c : size_bytes) size = (size << 8) | static_cast<uint8_t>(c);
-    std::string body = Read(size);
-    std::string_view view = body;
-    absl::StatusOr<int32_t> correlation =
-        protocol::ParseResponseHeader(Request::kApiKey, version, &view);
-    EXPECT_TRUE(correlation.ok()) << correlation.status();
-    EXPECT_EQ(correlation.value_or(-1), correlation_);
-    absl::StatusOr<Response> response =
-        protocol::DecodeMessage<Response>(view, version);
-    EXPECT_TRUE(response.ok()) << response.status();
-    return response.value_or(Response());
-  }
-
- private:
-  std::string Read(size_t n) {
-    std::string out(n, '\0');
-    size_t got = 0;
-    while (got < n) {
-      ssize_t r = read(fd_, out.data() + got, n - got);
-      if (r <= 0) {
-        ADD_FAILURE() << "connection closed or timed out";
-        return out;
-      }
-      got += static_cast<size_t>(r);
-    }
-    return out;
-  }
-
-  int fd_ = -1;
-  bool connected_ = false;
-  int32_t correlation_ = 0;
-};
 
 class GroupWireTest : public ::testing::Test {
  protected:
@@ -99,7 +31,7 @@ class GroupWireTest : public ::testing::Test {
     ASSERT_TRUE(broker.ok()) << broker.status();
     broker_ = std::move(*broker);
     ASSERT_TRUE(broker_->CreateTopic("t", 2).ok());
-    client_ = std::make_unique<WireClient>(broker_->port());
+    client_ = std::make_unique<RawClient>(broker_->port(), "wire-client");
   }
 
   // Joins `group` at JoinGroup v9 (the MEMBER_ID_REQUIRED round trip, then
@@ -146,7 +78,7 @@ class GroupWireTest : public ::testing::Test {
   }
 
   std::unique_ptr<Broker> broker_;
-  std::unique_ptr<WireClient> client_;
+  std::unique_ptr<RawClient> client_;
 };
 
 TEST_F(GroupWireTest,
