@@ -144,19 +144,36 @@ bool Recover(std::unique_ptr<TransactionalProducer>& p,
   return false;
 }
 
+// The producer a workload runs with; null (the error in `result`) if it
+// cannot be had.
+std::unique_ptr<TransactionalProducer> Start(const WorkloadOptions& w,
+                                             WorkloadResult& result) {
+  absl::StatusOr<std::unique_ptr<TransactionalProducer>> created =
+      CreateProducer(w);
+  if (!created.ok()) {
+    result.errors.push_back(created.status().ToString());
+    return nullptr;
+  }
+  return std::move(*created);
+}
+
+// Closes the producer and hands the history and its counts to `result`.
+void Finish(TransactionalProducer& p, const History& history,
+            WorkloadResult& result) {
+  p.Close().IgnoreError();
+  result.attempts = history.attempts();
+  result.epoch_bumps += static_cast<int64_t>(p.stats().epoch_bumps);
+  result.rebuilds += static_cast<int64_t>(p.stats().rebuilds);
+}
+
 }  // namespace
 
 WorkloadResult RunTransact(const WorkloadOptions& w) {
   WorkloadResult result;
   result.topics = {w.topic};
   History history;
-  absl::StatusOr<std::unique_ptr<TransactionalProducer>> created =
-      CreateProducer(w);
-  if (!created.ok()) {
-    result.errors.push_back(created.status().ToString());
-    return result;
-  }
-  std::unique_ptr<TransactionalProducer> producer = std::move(*created);
+  std::unique_ptr<TransactionalProducer> producer = Start(w, result);
+  if (producer == nullptr) return result;
   Planner planner(w);
   const auto end = Clock::now() + w.duration;
   for (int64_t t = 0; t < w.transactions && Clock::now() < end; ++t) {
@@ -195,11 +212,7 @@ WorkloadResult RunTransact(const WorkloadOptions& w) {
       if (IsFatal(s) && !Recover(producer, w, result)) break;
     }
   }
-  TransactionalProducer& p = *producer;
-  p.Close().IgnoreError();
-  result.attempts = history.attempts();
-  result.epoch_bumps += static_cast<int64_t>(p.stats().epoch_bumps);
-  result.rebuilds += static_cast<int64_t>(p.stats().rebuilds);
+  Finish(*producer, history, result);
   return result;
 }
 
@@ -207,13 +220,8 @@ WorkloadResult RunVerbs(const WorkloadOptions& w) {
   WorkloadResult result;
   result.topics = {w.topic};
   History history;
-  absl::StatusOr<std::unique_ptr<TransactionalProducer>> created =
-      CreateProducer(w);
-  if (!created.ok()) {
-    result.errors.push_back(created.status().ToString());
-    return result;
-  }
-  std::unique_ptr<TransactionalProducer> producer = std::move(*created);
+  std::unique_ptr<TransactionalProducer> producer = Start(w, result);
+  if (producer == nullptr) return result;
   Planner planner(w);
   // Repeats a verb while it fails with a retriable error.
   auto retried = [](auto call) {
@@ -262,11 +270,7 @@ WorkloadResult RunVerbs(const WorkloadOptions& w) {
       if (IsFatal(c) && !Recover(producer, w, result)) break;
     }
   }
-  TransactionalProducer& p = *producer;
-  p.Close().IgnoreError();
-  result.attempts = history.attempts();
-  result.epoch_bumps += static_cast<int64_t>(p.stats().epoch_bumps);
-  result.rebuilds += static_cast<int64_t>(p.stats().rebuilds);
+  Finish(*producer, history, result);
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +35,15 @@ class AbortAfterLostResponseTest : public SdkTest {
     o.properties["retry.backoff.ms"] = "1000";
     o.properties["linger.ms"] = "0";
     return o;
+  }
+
+  // A producer whose retries wait a second (SlowRetryOpts); null, with the
+  // reason reported, if it cannot be created.
+  std::unique_ptr<TransactionalProducer> NewProducer() const {
+    auto producer = TransactionalProducer::Create(
+        SlowRetryOpts(TestCluster::UniqueName("txn")));
+    EXPECT_TRUE(producer.ok()) << producer.status();
+    return producer.ok() ? std::move(*producer) : nullptr;
   }
 
   // Waits until the broker has appended a Produce request and dropped its
@@ -68,6 +78,14 @@ class AbortAfterLostResponseTest : public SdkTest {
     WaitForDroppedResponse(drops);
   }
 
+  // One transaction of one record to partition 0.
+  static absl::Status CommitOne(TransactionalProducer& p,
+                                const std::string& topic, const char* value) {
+    return p.Transact([&](Transaction& txn) {
+      return txn.Send({.topic = topic, .value = value, .partition = 0});
+    });
+  }
+
   static absl::Status SendCommitted(Transaction& txn,
                                     const std::string& topic) {
     for (const char* v : {"committed-1", "committed-2"}) {
@@ -85,10 +103,9 @@ TEST_F(AbortAfterLostResponseTest, ExplicitAbortThenCommit) {
   SKIP_WITHOUT_FAULT_INJECTION();
   SKIP_WITHOUT_TRANSACTIONS();
   const std::string topic = NewTopic("lost-abort", 1);
-  auto producer = TransactionalProducer::Create(
-      SlowRetryOpts(TestCluster::UniqueName("txn")));
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  TransactionalProducer& p = **producer;
+  std::unique_ptr<TransactionalProducer> producer = NewProducer();
+  ASSERT_NE(producer, nullptr);
+  TransactionalProducer& p = *producer;
 
   ASSERT_TRUE(p.Begin().ok());
   const size_t drops = CountDrops();
@@ -114,10 +131,9 @@ TEST_F(AbortAfterLostResponseTest, TransactFunctionErrorThenCommit) {
   SKIP_WITHOUT_FAULT_INJECTION();
   SKIP_WITHOUT_TRANSACTIONS();
   const std::string topic = NewTopic("lost-fn", 1);
-  auto producer = TransactionalProducer::Create(
-      SlowRetryOpts(TestCluster::UniqueName("txn")));
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  TransactionalProducer& p = **producer;
+  std::unique_ptr<TransactionalProducer> producer = NewProducer();
+  ASSERT_NE(producer, nullptr);
+  TransactionalProducer& p = *producer;
 
   // fn's own error aborts the transaction and is returned.
   absl::Status s = p.Transact([&](Transaction& txn) {
@@ -137,10 +153,9 @@ TEST_F(AbortAfterLostResponseTest, TransactRerunAfterAnAbortableError) {
   SKIP_WITHOUT_FAULT_INJECTION();
   SKIP_WITHOUT_TRANSACTIONS();
   const std::string topic = NewTopic("lost-rerun", 2);
-  auto producer = TransactionalProducer::Create(
-      SlowRetryOpts(TestCluster::UniqueName("txn")));
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  TransactionalProducer& p = **producer;
+  std::unique_ptr<TransactionalProducer> producer = NewProducer();
+  ASSERT_NE(producer, nullptr);
+  TransactionalProducer& p = *producer;
 
   // Run 1: records to partition 0 (response lost), then a record to
   // partition 1 whose AddPartitionsToTxn fails with an abortable error:
@@ -180,14 +195,11 @@ TEST_F(AbortAfterLostResponseTest, TransactRerunAfterARefusedBatch) {
   SKIP_WITHOUT_FAULT_INJECTION();
   SKIP_WITHOUT_TRANSACTIONS();
   const std::string topic = NewTopic("refused-rerun", 1);
-  auto producer = TransactionalProducer::Create(
-      SlowRetryOpts(TestCluster::UniqueName("txn")));
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  TransactionalProducer& p = **producer;
+  std::unique_ptr<TransactionalProducer> producer = NewProducer();
+  ASSERT_NE(producer, nullptr);
+  TransactionalProducer& p = *producer;
   // The broker knows this producer's sequences from here on.
-  absl::Status s = p.Transact([&](Transaction& txn) -> absl::Status {
-    return txn.Send({.topic = topic, .value = "first", .partition = 0});
-  });
+  absl::Status s = CommitOne(p, topic, "first");
   ASSERT_TRUE(s.ok()) << s;
 
   int runs = 0;
@@ -217,13 +229,10 @@ TEST_F(AbortAfterLostResponseTest, AbortWithNothingAddedIsNotFatal) {
   SKIP_WITHOUT_FAULT_INJECTION();
   SKIP_WITHOUT_TRANSACTIONS();
   const std::string topic = NewTopic("nothing-added", 1);
-  auto producer = TransactionalProducer::Create(
-      SlowRetryOpts(TestCluster::UniqueName("txn")));
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  TransactionalProducer& p = **producer;
-  absl::Status s = p.Transact([&](Transaction& txn) -> absl::Status {
-    return txn.Send({.topic = topic, .value = "first", .partition = 0});
-  });
+  std::unique_ptr<TransactionalProducer> producer = NewProducer();
+  ASSERT_NE(producer, nullptr);
+  TransactionalProducer& p = *producer;
+  absl::Status s = CommitOne(p, topic, "first");
   ASSERT_TRUE(s.ok()) << s;
 
   ASSERT_TRUE(p.Begin().ok());
