@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "spool_format.h"
-#include "spool_store.h"
+#include "spool/format.h"
+#include "spool/store.h"
 
 namespace {
 
@@ -87,7 +87,8 @@ int Inspect(const std::string& dir) {
   std::printf("spool id         %s\n", s.spool_id.c_str());
   std::printf("depth            %llu records\n",
               static_cast<unsigned long long>(s.records));
-  std::printf("bytes            %llu\n", static_cast<unsigned long long>(s.bytes));
+  std::printf("bytes            %llu\n",
+              static_cast<unsigned long long>(s.bytes));
   if (!s.ages.empty() && s.records > 0) {
     std::printf("oldest record    %s old (sequence %llu, appended %s)\n",
                 FormatAge(NowMs() - s.ages.front().second).c_str(),
@@ -103,9 +104,10 @@ int Inspect(const std::string& dir) {
   }
   std::printf("next sequence    %llu\n",
               static_cast<unsigned long long>(s.next_seq));
-  std::printf("committed        %llu (locally known; Kafka's checkpoint may "
-              "be ahead)\n",
-              static_cast<unsigned long long>(s.committed));
+  std::printf(
+      "committed        %llu (locally known; Kafka's checkpoint may "
+      "be ahead)\n",
+      static_cast<unsigned long long>(s.committed));
   std::printf("quarantined      %llu records in %llu entries\n",
               static_cast<unsigned long long>(s.quarantined_records),
               static_cast<unsigned long long>(s.quarantine_entries));
@@ -115,7 +117,8 @@ int Inspect(const std::string& dir) {
     std::printf("cursor           \"%s\" (sequence %llu)\n", s.cursor.c_str(),
                 static_cast<unsigned long long>(s.cursor_seq));
   }
-  for (const std::string& e : s.events) std::printf("note             %s\n", e.c_str());
+  for (const std::string& e : s.events)
+    std::printf("note             %s\n", e.c_str());
   return 0;
 }
 
@@ -155,17 +158,19 @@ int Verify(const std::string& dir) {
       return;
     }
     ++damaged;
-    std::printf("DAMAGED   sequence %llu (%s): CRC-32C mismatch or "
-                "malformed; the producer will quarantine it\n",
-                static_cast<unsigned long long>(seq), where);
+    std::printf(
+        "DAMAGED   sequence %llu (%s): CRC-32C mismatch or "
+        "malformed; the producer will quarantine it\n",
+        static_cast<unsigned long long>(seq), where);
   };
-  absl::Status read = o.store->Scan(
-      s.committed + 1, s.next_seq - 1, [&](uint64_t seq, std::string_view v) {
-        if (seq > expected) report_gap(expected, seq - 1);
-        check(seq, v, "in the database");
-        expected = seq + 1;
-        return true;
-      });
+  absl::Status read = o.store->Scan(s.committed + 1, s.next_seq - 1,
+                                    [&](uint64_t seq, std::string_view v) {
+                                      if (seq > expected)
+                                        report_gap(expected, seq - 1);
+                                      check(seq, v, "in the database");
+                                      expected = seq + 1;
+                                      return true;
+                                    });
   if (!read.ok()) {
     std::printf("UNREADABLE after sequence %llu: %s\n",
                 static_cast<unsigned long long>(expected - 1),
@@ -181,7 +186,8 @@ int Verify(const std::string& dir) {
       check(seq, value, "in a damaged WAL entry");
     }
   }
-  for (const std::string& e : s.events) std::printf("note      %s\n", e.c_str());
+  for (const std::string& e : s.events)
+    std::printf("note      %s\n", e.c_str());
   std::printf(
       "%s: %llu records intact, %llu recoverable from damaged WAL entries, "
       "%llu damaged, %llu missing; %llu quarantined before\n",
@@ -199,13 +205,12 @@ int ListQuarantine(const std::string& dir) {
   if (!Open(dir, o)) return 2;
   auto entries = o.store->ListQuarantine();
   for (const auto& [id, e] : entries) {
-    std::printf("%llu\tsequence %llu%s\t%s\t%zu bytes\t%s\n",
-                static_cast<unsigned long long>(id),
-                static_cast<unsigned long long>(e.seq),
-                e.records > 1 ? absl::StrCat(" (+", e.records - 1, ")").c_str()
-                              : "",
-                FormatTime(e.quarantined_ms).c_str(), e.bytes.size(),
-                e.reason.c_str());
+    std::printf(
+        "%llu\tsequence %llu%s\t%s\t%zu bytes\t%s\n",
+        static_cast<unsigned long long>(id),
+        static_cast<unsigned long long>(e.seq),
+        e.records > 1 ? absl::StrCat(" (+", e.records - 1, ")").c_str() : "",
+        FormatTime(e.quarantined_ms).c_str(), e.bytes.size(), e.reason.c_str());
   }
   std::printf("%zu entries, %llu records\n", entries.size(),
               static_cast<unsigned long long>(o.state.quarantined_records));

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "client/rdkafka_util.h"  // the SDK's: statuses from librdkafka codes
 #include "exactly/error.h"
-#include "rdkafka_util.h"  // the SDK's: statuses from librdkafka codes
 
 namespace exactly::python {
 namespace {

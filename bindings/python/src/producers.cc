@@ -21,7 +21,7 @@
 #include "fast_send.h"
 #include "natives.h"
 #include "off_thread.h"
-#include "producer_access.h"  // the SDK's: the handle, for send_batch
+#include "producer/producer_access.h"  // the SDK's: the handle, for send_batch
 #include "producer_base.h"
 
 namespace exactly::python {

@@ -1,4 +1,4 @@
-#include "callback_guard.h"
+#include "client/callback_guard.h"
 
 #include <cstdio>
 

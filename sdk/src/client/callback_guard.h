@@ -1,8 +1,8 @@
 // User code runs inside librdkafka's callbacks and our threads: an exception
 // must never unwind through C frames or kill a delivery thread. Every call
 // into user code goes through CallUser(), which turns a throw into a status.
-#ifndef EXACTLY_SDK_SRC_CALLBACK_GUARD_H_
-#define EXACTLY_SDK_SRC_CALLBACK_GUARD_H_
+#ifndef EXACTLY_SDK_SRC_CLIENT_CALLBACK_GUARD_H_
+#define EXACTLY_SDK_SRC_CLIENT_CALLBACK_GUARD_H_
 
 #include <exception>
 #include <string>
@@ -34,4 +34,4 @@ void ReportError(const ErrorCallback& on_error, const absl::Status& status);
 
 }  // namespace exactly::internal
 
-#endif  // EXACTLY_SDK_SRC_CALLBACK_GUARD_H_
+#endif  // EXACTLY_SDK_SRC_CLIENT_CALLBACK_GUARD_H_

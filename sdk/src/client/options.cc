@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
-#include "options_internal.h"
+#include "client/options_internal.h"
 
 namespace exactly {
 namespace {

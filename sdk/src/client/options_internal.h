@@ -1,6 +1,6 @@
 // How a Processor's options split into its consumer's and producer's.
-#ifndef EXACTLY_SDK_SRC_OPTIONS_INTERNAL_H_
-#define EXACTLY_SDK_SRC_OPTIONS_INTERNAL_H_
+#ifndef EXACTLY_SDK_SRC_CLIENT_OPTIONS_INTERNAL_H_
+#define EXACTLY_SDK_SRC_CLIENT_OPTIONS_INTERNAL_H_
 
 #include "exactly/options.h"
 
@@ -11,4 +11,4 @@ ConsumerOptions ConsumerOptionsFor(const ProcessorOptions& options);
 
 }  // namespace exactly::internal
 
-#endif  // EXACTLY_SDK_SRC_OPTIONS_INTERNAL_H_
+#endif  // EXACTLY_SDK_SRC_CLIENT_OPTIONS_INTERNAL_H_

@@ -1,4 +1,4 @@
-#include "rdkafka_util.h"
+#include "client/rdkafka_util.h"
 
 #include <chrono>
 #include <climits>

@@ -1,7 +1,7 @@
 // The thin layer over librdkafka's C API: owning pointers for its handles,
 // configuration from a property map, partition lists, and errors to statuses.
-#ifndef EXACTLY_SDK_SRC_RDKAFKA_UTIL_H_
-#define EXACTLY_SDK_SRC_RDKAFKA_UTIL_H_
+#ifndef EXACTLY_SDK_SRC_CLIENT_RDKAFKA_UTIL_H_
+#define EXACTLY_SDK_SRC_CLIENT_RDKAFKA_UTIL_H_
 
 #include <librdkafka/rdkafka.h>
 
@@ -80,4 +80,4 @@ int ToTimeoutMs(std::chrono::milliseconds timeout);
 
 }  // namespace exactly::internal
 
-#endif  // EXACTLY_SDK_SRC_RDKAFKA_UTIL_H_
+#endif  // EXACTLY_SDK_SRC_CLIENT_RDKAFKA_UTIL_H_

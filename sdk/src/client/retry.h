@@ -1,8 +1,8 @@
 // Repeating a failed call the way librdkafka's rules say: pause with
 // exponential, capped back-off (a little jitter keeps many clients out of
 // step) and repeat only while the error is retriable.
-#ifndef EXACTLY_SDK_SRC_RETRY_H_
-#define EXACTLY_SDK_SRC_RETRY_H_
+#ifndef EXACTLY_SDK_SRC_CLIENT_RETRY_H_
+#define EXACTLY_SDK_SRC_CLIENT_RETRY_H_
 
 #include <algorithm>
 #include <chrono>
@@ -54,4 +54,4 @@ inline absl::Status RetryWhileRetriable(const RetryPolicy& policy,
 
 }  // namespace exactly::internal
 
-#endif  // EXACTLY_SDK_SRC_RETRY_H_
+#endif  // EXACTLY_SDK_SRC_CLIENT_RETRY_H_

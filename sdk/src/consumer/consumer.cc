@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "callback_guard.h"
+#include "client/callback_guard.h"
+#include "client/rdkafka_util.h"
 #include "exactly/error.h"
-#include "rdkafka_util.h"
 
 namespace exactly {
 

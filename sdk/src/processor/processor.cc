@@ -20,13 +20,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "callback_guard.h"
+#include "client/callback_guard.h"
+#include "client/options_internal.h"
+#include "client/rdkafka_util.h"
+#include "client/retry.h"
 #include "exactly/consumer.h"
 #include "exactly/error.h"
 #include "exactly/transactional_producer.h"
-#include "options_internal.h"
-#include "rdkafka_util.h"
-#include "retry.h"
 
 namespace exactly {
 namespace {

@@ -1,11 +1,11 @@
-#include "delivery_dispatcher.h"
+#include "producer/delivery_dispatcher.h"
 
 #include <algorithm>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "callback_guard.h"
+#include "client/callback_guard.h"
 
 namespace exactly::internal {
 

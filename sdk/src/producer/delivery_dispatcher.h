@@ -10,8 +10,8 @@
 // delivery thread destroys reports itself when nobody picks them up within a
 // millisecond, and at once while someone waits for them (a Drain: flush,
 // commit, abort, a full queue).
-#ifndef EXACTLY_SDK_SRC_DELIVERY_DISPATCHER_H_
-#define EXACTLY_SDK_SRC_DELIVERY_DISPATCHER_H_
+#ifndef EXACTLY_SDK_SRC_PRODUCER_DELIVERY_DISPATCHER_H_
+#define EXACTLY_SDK_SRC_PRODUCER_DELIVERY_DISPATCHER_H_
 
 #include <librdkafka/rdkafka.h>
 
@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "client/rdkafka_util.h"
 #include "exactly/record.h"
-#include "rdkafka_util.h"
 
 namespace exactly::internal {
 
@@ -136,4 +136,4 @@ class DeliveryDispatcher {
 
 }  // namespace exactly::internal
 
-#endif  // EXACTLY_SDK_SRC_DELIVERY_DISPATCHER_H_
+#endif  // EXACTLY_SDK_SRC_PRODUCER_DELIVERY_DISPATCHER_H_

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "producer_core.h"
+#include "producer/producer_core.h"
 
 namespace exactly {
 

@@ -1,7 +1,7 @@
 // SDK-internal access to a producer's librdkafka handle, for the spool's
 // drainer.
-#ifndef EXACTLY_SDK_SRC_PRODUCER_ACCESS_H_
-#define EXACTLY_SDK_SRC_PRODUCER_ACCESS_H_
+#ifndef EXACTLY_SDK_SRC_PRODUCER_PRODUCER_ACCESS_H_
+#define EXACTLY_SDK_SRC_PRODUCER_PRODUCER_ACCESS_H_
 
 #include <librdkafka/rdkafka.h>
 
@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "exactly/producer.h"
 #include "exactly/transactional_producer.h"
-#include "producer_core.h"
+#include "producer/producer_core.h"
 
 namespace exactly::internal {
 
@@ -65,4 +65,4 @@ absl::Status WarmUpTopics(rd_kafka_t* rk, const Topics& topics,
 
 }  // namespace exactly::internal
 
-#endif  // EXACTLY_SDK_SRC_PRODUCER_ACCESS_H_
+#endif  // EXACTLY_SDK_SRC_PRODUCER_PRODUCER_ACCESS_H_

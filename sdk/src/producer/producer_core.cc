@@ -1,4 +1,4 @@
-#include "producer_core.h"
+#include "producer/producer_core.h"
 
 #include <cstring>
 #include <string>

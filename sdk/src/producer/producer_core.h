@@ -1,18 +1,18 @@
 // What the idempotent and the transactional producer share: the librdkafka
 // handle, its delivery thread, and the lean Send path.
-#ifndef EXACTLY_SDK_SRC_PRODUCER_CORE_H_
-#define EXACTLY_SDK_SRC_PRODUCER_CORE_H_
+#ifndef EXACTLY_SDK_SRC_PRODUCER_PRODUCER_CORE_H_
+#define EXACTLY_SDK_SRC_PRODUCER_PRODUCER_CORE_H_
 
 #include <chrono>
 #include <memory>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "delivery_dispatcher.h"
+#include "client/rdkafka_util.h"
 #include "exactly/options.h"
 #include "exactly/producer.h"
 #include "exactly/record.h"
-#include "rdkafka_util.h"
+#include "producer/delivery_dispatcher.h"
 
 namespace exactly::internal {
 
@@ -87,4 +87,4 @@ class PromiseDelivery final : public PendingDelivery {
 
 }  // namespace exactly::internal
 
-#endif  // EXACTLY_SDK_SRC_PRODUCER_CORE_H_
+#endif  // EXACTLY_SDK_SRC_PRODUCER_PRODUCER_CORE_H_

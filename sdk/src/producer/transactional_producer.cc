@@ -9,11 +9,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "callback_guard.h"
+#include "client/callback_guard.h"
+#include "client/retry.h"
 #include "exactly/error.h"
-#include "producer_access.h"
-#include "producer_core.h"
-#include "retry.h"
+#include "producer/producer_access.h"
+#include "producer/producer_core.h"
 
 namespace exactly {
 

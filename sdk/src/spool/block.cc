@@ -1,8 +1,8 @@
-#include "spool_block.h"
+#include "spool/block.h"
 
 #include <optional>
 
-#include "spool_format.h"
+#include "spool/format.h"
 
 namespace exactly::internal::spool {
 namespace {

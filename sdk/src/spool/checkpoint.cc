@@ -1,4 +1,4 @@
-#include "spool_checkpoint.h"
+#include "spool/checkpoint.h"
 
 #include <charconv>
 #include <map>
@@ -15,11 +15,23 @@ constexpr std::string_view kCheckpointPrefix = "exactly-spool v1 spool=";
 // how to reach and authenticate to it.
 bool IsConnectionProperty(const std::string& name) {
   static constexpr std::string_view kPrefixes[] = {
-      "security.",   "sasl.",          "ssl.",    "ssl_",
-      "socket.",     "broker.",        "api.version", "client.",
-      "reconnect.",  "metadata.",      "topic.metadata.",
-      "connections.max.idle.ms", "log_level", "debug",
-      "enable.ssl.", "allow.auto.create.topics", "retry.backoff",
+      "security.",
+      "sasl.",
+      "ssl.",
+      "ssl_",
+      "socket.",
+      "broker.",
+      "api.version",
+      "client.",
+      "reconnect.",
+      "metadata.",
+      "topic.metadata.",
+      "connections.max.idle.ms",
+      "log_level",
+      "debug",
+      "enable.ssl.",
+      "allow.auto.create.topics",
+      "retry.backoff",
       "resolve.canonical.bootstrap.servers.only",
   };
   for (std::string_view prefix : kPrefixes) {
@@ -98,7 +110,8 @@ absl::StatusOr<std::unique_ptr<CheckpointReader>> CheckpointReader::Create(
   properties["fetch.error.backoff.ms"] = "20";
   absl::StatusOr<ConfPtr> conf = MakeConf(properties);
   if (!conf.ok()) return conf.status();
-  absl::StatusOr<HandlePtr> rk = MakeHandle(RD_KAFKA_CONSUMER, std::move(*conf));
+  absl::StatusOr<HandlePtr> rk =
+      MakeHandle(RD_KAFKA_CONSUMER, std::move(*conf));
   if (!rk.ok()) return rk.status();
   return std::unique_ptr<CheckpointReader>(
       new CheckpointReader(std::move(topic), std::move(*rk)));
@@ -123,8 +136,8 @@ absl::Status CheckpointReader::CreateTopic(std::chrono::milliseconds timeout) {
   rd_kafka_NewTopic_destroy(new_topic);
   absl::Status status = absl::DeadlineExceededError(
       absl::StrCat("creating checkpoint topic ", topic_, " timed out"));
-  rd_kafka_event_t* event =
-      rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(
+      queue.get(), static_cast<int>(timeout.count()) + 1000);
   if (event == nullptr) return status;
   status = absl::OkStatus();
   if (rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -140,9 +153,9 @@ absl::Status CheckpointReader::CreateTopic(std::chrono::milliseconds timeout) {
       if (err != RD_KAFKA_RESP_ERR_NO_ERROR &&
           err != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
         const char* why = rd_kafka_topic_result_error_string(topics[i]);
-        status = StatusFromCode(
-            err, absl::StrCat("create checkpoint topic ", topic_, ": ",
-                              why != nullptr ? why : ""));
+        status =
+            StatusFromCode(err, absl::StrCat("create checkpoint topic ", topic_,
+                                             ": ", why != nullptr ? why : ""));
       }
     }
   }
@@ -152,14 +165,15 @@ absl::Status CheckpointReader::CreateTopic(std::chrono::milliseconds timeout) {
 
 absl::StatusOr<int32_t> CheckpointReader::PartitionCount(
     std::chrono::milliseconds timeout) {
-  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_.get(), topic_.c_str(), nullptr);
+  rd_kafka_topic_t* rkt =
+      rd_kafka_topic_new(rk_.get(), topic_.c_str(), nullptr);
   const rd_kafka_metadata_t* md = nullptr;
   const rd_kafka_resp_err_t err = rd_kafka_metadata(
       rk_.get(), 0, rkt, &md, static_cast<int>(timeout.count()));
   rd_kafka_topic_destroy(rkt);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return StatusFromCode(err,
-                          absl::StrCat("metadata of checkpoint topic ", topic_));
+    return StatusFromCode(
+        err, absl::StrCat("metadata of checkpoint topic ", topic_));
   }
   absl::StatusOr<int32_t> out = absl::UnavailableError(
       absl::StrCat("checkpoint topic ", topic_, " not in metadata"));
@@ -192,10 +206,9 @@ absl::StatusOr<std::optional<std::string>> CheckpointReader::ReadUntilProbe(
     return s;
   }
   std::optional<std::string> last;
-  absl::StatusOr<std::optional<std::string>> out =
-      absl::DeadlineExceededError(absl::StrCat(
-          "did not read back the recovery probe from ", topic_, "[",
-          partition, "] in time"));
+  absl::StatusOr<std::optional<std::string>> out = absl::DeadlineExceededError(
+      absl::StrCat("did not read back the recovery probe from ", topic_, "[",
+                   partition, "] in time"));
   while (std::chrono::steady_clock::now() < deadline) {
     if (stop != nullptr && stop->load()) {
       out = absl::CancelledError("the spool is closing");

@@ -21,8 +21,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "client/rdkafka_util.h"
 #include "exactly/options.h"
-#include "rdkafka_util.h"
 
 namespace exactly::internal::spool {
 

@@ -1,4 +1,4 @@
-#include "spool_format.h"
+#include "spool/format.h"
 
 #include <cstring>
 

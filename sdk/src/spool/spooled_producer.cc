@@ -1,8 +1,6 @@
 // The spooled producer: group-committed appends to the RocksDB spool, and
 // the drainer that moves them into Kafka (see exactly/spool.h for the design,
 // docs/spool.md for the reasoning).
-#include "exactly/spool.h"
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -19,16 +17,17 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "callback_guard.h"
+#include "client/callback_guard.h"
+#include "client/retry.h"
 #include "exactly/error.h"
 #include "exactly/producer.h"
+#include "exactly/spool.h"
 #include "exactly/transactional_producer.h"
-#include "producer_access.h"
-#include "retry.h"
-#include "spool_block.h"
-#include "spool_checkpoint.h"
-#include "spool_format.h"
-#include "spool_store.h"
+#include "producer/producer_access.h"
+#include "spool/block.h"
+#include "spool/checkpoint.h"
+#include "spool/format.h"
+#include "spool/store.h"
 
 namespace exactly {
 

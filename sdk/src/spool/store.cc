@@ -1,4 +1,4 @@
-#include "spool_store.h"
+#include "spool/store.h"
 
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
@@ -13,8 +13,8 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "spool_block.h"
-#include "spool_wal_salvage.h"
+#include "spool/block.h"
+#include "spool/wal_salvage.h"
 
 namespace exactly::internal::spool {
 namespace {

@@ -30,8 +30,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "spool_format.h"
-#include "spool_wal_salvage.h"
+#include "spool/format.h"
+#include "spool/wal_salvage.h"
 
 namespace rocksdb {
 class DB;

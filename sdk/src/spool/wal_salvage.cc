@@ -1,4 +1,4 @@
-#include "spool_wal_salvage.h"
+#include "spool/wal_salvage.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -153,9 +153,9 @@ void SalvageWalBytes(const std::string& data, WalSalvage& out) {
     }
     if (offset + kHeaderSize > data.size()) break;  // torn tail
     const char* h = data.data() + offset;
-    const uint32_t length = static_cast<uint8_t>(h[4]) |
-                            (static_cast<uint32_t>(static_cast<uint8_t>(h[5]))
-                             << 8);
+    const uint32_t length =
+        static_cast<uint8_t>(h[4]) |
+        (static_cast<uint32_t>(static_cast<uint8_t>(h[5])) << 8);
     const uint8_t type = static_cast<uint8_t>(h[6]);
     if (type == kZeroType && length == 0) {  // preallocated, never written
       offset += left_in_block;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "spool_store.h"
+#include "spool/store.h"
 #include "spool_test_util.h"
 #include "storage/fault_injecting_file_system.h"
 #include "unit/sdk/spool_files.h"

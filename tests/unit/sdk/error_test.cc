@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "callback_guard.h"
-#include "rdkafka_util.h"
+#include "client/callback_guard.h"
+#include "client/rdkafka_util.h"
 
 namespace exactly {
 namespace {

@@ -2,15 +2,14 @@
 // back under the right sequences, and damage costs only the records it hit:
 // a flipped byte in a record fails that record's CRC; a damaged length or
 // header is walked around by proving records with their CRCs.
-#include "spool_block.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "spool_format.h"
+#include "spool/block.h"
+#include "spool/format.h"
 
 namespace exactly::internal::spool {
 namespace {

@@ -1,13 +1,12 @@
 // The spool's record encoding: round trips, nulls, and the CRC catching
 // every damaged bit and a record read under another sequence.
-#include "spool_format.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "spool_checkpoint.h"
+#include "spool/checkpoint.h"
+#include "spool/format.h"
 
 namespace exactly::internal::spool {
 namespace {

@@ -2,8 +2,6 @@
 // reused, and damage that stays local: a flipped byte in the WAL or in an
 // SST file costs the one record it hit, a full disk fails the write that
 // hit it and nothing else.
-#include "spool_store.h"
-
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
@@ -15,8 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "spool_block.h"
-#include "spool_format.h"
+#include "spool/block.h"
+#include "spool/format.h"
+#include "spool/store.h"
 #include "storage/fault_injecting_file_system.h"
 #include "support/temp_dir.h"
 #include "unit/sdk/spool_files.h"
