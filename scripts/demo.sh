@@ -21,7 +21,12 @@ ARGS=()
 for arg in "$@"; do
   if [ "$arg" = --kafka ]; then KAFKA=1; else ARGS+=("$arg"); fi
 done
-scripts/setup.sh --build-dir build
+# Only what the demo needs (the library, the broker, the demo program); Java too with --kafka.
+if [ "$KAFKA" = 0 ]; then
+  scripts/setup.sh --build-dir build --demo
+else
+  scripts/setup.sh --build-dir build --demo --java
+fi
 
 if [ "$KAFKA" = 0 ]; then
   exec build/examples/exactly_once_demo "${ARGS[@]}"

@@ -4,6 +4,10 @@
 #   scripts/setup.sh [--build-dir DIR] [--sanitize address,undefined] [--werror] [--no-build]
 #                    [--tests-only]   (no benchmarks, no Python module: the sanitizer build)
 #                    [--build-type T] (default RelWithDebInfo; CI uses Release: no debug info to write)
+#                    [--demo]         only what the exactly-once demo needs: the library and broker
+#                                     packages, and the one target exactly_once_demo (no tests,
+#                                     benchmarks, Python module; a first run takes minutes, not 12)
+#                    [--java]         with --demo: also Java and Maven (the demo on Apache Kafka)
 #
 # Debian 12 (bookworm). Uses sudo when not root. Python packages come from Debian too
 # (python3-pytest, python3-pybind11, ...); tests use /usr/bin/python3, which sees them.
@@ -16,6 +20,8 @@ WERROR=OFF
 BUILD=1
 EXTRAS=ON
 BUILD_TYPE=RelWithDebInfo
+DEMO=0
+JAVA=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD_DIR="$2"; shift 2 ;;
@@ -24,27 +30,35 @@ while [ $# -gt 0 ]; do
     --no-build) BUILD=0; shift ;;
     --tests-only) EXTRAS=OFF; shift ;;
     --build-type) BUILD_TYPE="$2"; shift 2 ;;
+    --demo) DEMO=1; shift ;;
+    --java) JAVA=1; shift ;;
     *) echo "setup.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 
-# Why each package is here:
-PACKAGES=(
+# Why each package is here. The library, the broker and the examples:
+CORE_PACKAGES=(
   build-essential cmake ninja-build pkg-config   # the C++20 toolchain and build
   librdkafka-dev                                  # the Kafka client the SDK wraps; the mock-cluster baseline
   libabsl-dev                                     # Status/StatusOr, strings, flags
   librocksdb-dev                                  # the broker's store and the SDK's spool
   libasio-dev                                     # the broker's event loop and sockets
+  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record batch compression codecs
+)
+# Tests, benchmarks, the Python bindings and Apache Kafka:
+EXTRA_PACKAGES=(
   libgtest-dev libgmock-dev                       # C++ tests
   libbenchmark-dev                                # benchmarks
-  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record batch compression codecs
   pybind11-dev python3-dev python3-pybind11       # the Python bindings
   python3-venv python3-pip python3-setuptools python3-wheel  # pip install ./bindings/python, offline
   python3-pytest                                  # Python tests
   python3-confluent-kafka python3-kafka kcat      # interop tests with clients written elsewhere
   clang-format                                    # style checks
-  openjdk-17-jre-headless maven                   # Apache Kafka for the kafka label (scripts/kafka.sh)
 )
+JAVA_PACKAGES=(openjdk-17-jre-headless maven)     # Apache Kafka (scripts/kafka.sh): the kafka label
+PACKAGES=("${CORE_PACKAGES[@]}")
+[ "$DEMO" = 0 ] && PACKAGES+=("${EXTRA_PACKAGES[@]}")
+{ [ "$DEMO" = 0 ] || [ "$JAVA" = 1 ]; } && PACKAGES+=("${JAVA_PACKAGES[@]}")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -63,9 +77,18 @@ GENERATOR=()
 command -v ninja >/dev/null && GENERATOR=(-G Ninja)
 # Release at -O2, the level every other build uses (GCC 12 at -O3 reports false -Wrestrict
 # warnings inside libstdc++, which -Werror would turn into failures).
+TESTS=ON
+EXAMPLES=$EXTRAS
+TARGET=()
+if [ "$DEMO" = 1 ]; then
+  TESTS=OFF
+  EXTRAS=OFF
+  EXAMPLES=ON
+  TARGET=(--target exactly_once_demo)
+fi
 cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
   -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
-  -DEXACTLY_WERROR="$WERROR" -DEXACTLY_SANITIZE="$SANITIZE" -DEXACTLY_BUILD_TESTS=ON \
-  -DEXACTLY_BUILD_EXAMPLES="$EXTRAS" -DEXACTLY_BUILD_BENCH="$EXTRAS" -DEXACTLY_BUILD_PYTHON="$EXTRAS" \
+  -DEXACTLY_WERROR="$WERROR" -DEXACTLY_SANITIZE="$SANITIZE" -DEXACTLY_BUILD_TESTS="$TESTS" \
+  -DEXACTLY_BUILD_EXAMPLES="$EXAMPLES" -DEXACTLY_BUILD_BENCH="$EXTRAS" -DEXACTLY_BUILD_PYTHON="$EXTRAS" \
   -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)"
+cmake --build "$BUILD_DIR" -j "$(nproc)" "${TARGET[@]}"
