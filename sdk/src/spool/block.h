@@ -5,7 +5,7 @@
 // insert, SST entry, iterator step), and the group commit's write runs on one
 // thread at a time. With a key per record that write capped the spool's
 // append rate; with a key per call its cost is per call. Each record keeps its
-// own CRC-32C bound to its sequence (spool_format.h), so damage still costs
+// own CRC-32C bound to its sequence (format.h), so damage still costs
 // only the records it hit.
 //
 // Key: 'b' + the block's LAST sequence (8 bytes BE). Keyed by the last so that
@@ -16,7 +16,7 @@
 //   version      1 byte (1)
 //   first_seq    8 bytes BE
 //   records      repeated: length (4 bytes LE), then the stored record
-//                (CRC + payload, as in spool_format.h)
+//                (CRC + payload, as in format.h)
 //
 // Reading a damaged block: when the length fields tile the value exactly and
 // agree with the key on the record count, every record is passed on under

@@ -2,7 +2,7 @@
 //
 // Keys (one RocksDB database per spool directory, default column family):
 //   'b' + seq (8 bytes, big-endian)   a block of records, keyed by its last
-//                                     sequence (spool_block.h)
+//                                     sequence (block.h)
 //   'r' + seq (8 bytes, big-endian)   format 1 only: one record per key
 //                                     (converted to blocks on opening)
 //   'q' + id  (8 bytes, big-endian)   a quarantined record (see Quarantine)

@@ -6,7 +6,7 @@
 //   - wal_recovery_mode = kSkipAnyCorruptedRecords: a damaged WAL entry is
 //     skipped, the entries after it are still replayed (the default,
 //     kPointInTimeRecovery, would drop the whole tail). Before opening, the
-//     records in damaged entries are salvaged (spool_wal_salvage.h) and put
+//     records in damaged entries are salvaged (wal_salvage.h) and put
 //     back, so that the spool's own CRC decides about each one.
 //   - avoid_flush_during_recovery: the old WAL files stay until the next
 //     flush, so salvaging is repeated, not lost, if the process dies right
@@ -89,7 +89,7 @@ class SpoolStore {
   SpoolStore(const SpoolStore&) = delete;
   SpoolStore& operator=(const SpoolStore&) = delete;
 
-  // One group commit: sealed blocks (last sequence, value; spool_block.h) in
+  // One group commit: sealed blocks (last sequence, value; block.h) in
   // order, the next sequence, and the last cursor (if any record had one),
   // in one write batch; `sync` makes it durable before returning.
   absl::Status Append(
