@@ -1,7 +1,9 @@
-// The spooled producer: group-committed appends to the RocksDB spool, and
-// the drainer that moves them into Kafka (see exactly/spool.h for the design,
-// docs/spool.md for the reasoning).
-// The parts are described in spool/impl.h.
+// SpooledProducer's public API, its options' validation, and the parts of
+// its life that touch every other part: open (recover the store, start the
+// threads), flush, close, metrics. The spool's other jobs each have a file;
+// spool/impl.h lists them. Design: exactly/spool.h; reasoning: docs/spool.md.
+#include <pthread.h>
+
 #include <algorithm>
 #include <cctype>
 #include <utility>
@@ -104,13 +106,26 @@ absl::Status SpooledProducer::Impl::Open() {
   next_quarantine_ = state.next_quarantine;
   quarantined_ = state.quarantined_records;
 
-  drainer_ = std::thread([this] { DrainerMain(); });
-  write_committer_ = std::thread([this] { CommitterMain(Stage::kWrite); });
+  // Named, so that top, perf and gdb say which of the spool's threads is busy.
+  drainer_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "spool-drainer");
+    DrainerMain();
+  });
+  write_committer_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "spool-write");
+    CommitterMain(Stage::kWrite);
+  });
   if (options_.sync == SyncPolicy::kAlways) {
-    sync_committer_ = std::thread([this] { CommitterMain(Stage::kSync); });
+    sync_committer_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "spool-sync");
+      CommitterMain(Stage::kSync);
+    });
   }
   if (options_.sync == SyncPolicy::kInterval) {
-    syncer_ = std::thread([this] { SyncerMain(); });
+    syncer_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "spool-syncer");
+      SyncerMain();
+    });
   }
   return absl::OkStatus();
 }
