@@ -28,8 +28,8 @@ inline uint32_t Value(std::string_view data) { return Extend(0, data); }
 // The table, on every CPU:
 uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n);
 // The SSE4.2 instruction over one stream, and over three interleaved streams
-// for each 3 KiB (one stream for the rest). Where the CPU lacks the
-// instruction (HardwareAvailable() is false) they are the table.
+// (blocks of 3 KiB, then of 768 B; one stream for the rest). Where the CPU
+// lacks the instruction (HardwareAvailable() is false) they are the table.
 uint32_t ExtendHardware1(uint32_t crc, const void* data, size_t n);
 uint32_t ExtendHardware3(uint32_t crc, const void* data, size_t n);
 

@@ -72,8 +72,8 @@ TEST(Crc32cTest, ExtendEqualsValueOfTheConcatenation) {
 }
 
 // Cut anywhere, a message's CRC extended piece by piece equals its Value, with
-// each implementation (the three-stream path on both sides of its 3 KiB
-// blocks).
+// each implementation (the three-stream path on both sides of its 3 KiB and
+// 768 B blocks).
 TEST(Crc32cTest, ExtendingInPiecesEqualsOnePass) {
   const std::string data = RandomBytes(10000, 1);
   const uint32_t whole = ExtendPortable(0, data.data(), data.size());
