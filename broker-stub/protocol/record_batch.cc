@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "protocol/crc32c.h"
+#include "crc32c/crc32c.h"
 #include "protocol/serde.h"
 
 namespace exactly::protocol {
@@ -287,7 +287,7 @@ BatchCheck CheckProduceBatches(std::string_view records,
                                " bytes but only ", records.size(), " remain"));
     }
     RecordBatchView view{*h, records.substr(0, h->size_in_bytes())};
-    uint32_t crc = Crc32c(view.bytes.substr(kBatchAttributesOffset));
+    uint32_t crc = crc32c::Value(view.bytes.substr(kBatchAttributesOffset));
     if (crc != h->crc) {
       return fail(ErrorCode::kCorruptMessage,
                   absl::StrCat("batch ", index, ": CRC-32C mismatch (stored ",
@@ -446,8 +446,8 @@ void SetBatchLeaderEpoch(char* batch, int32_t leader_epoch) {
 }
 
 void UpdateBatchCrc(char* batch, size_t size) {
-  uint32_t crc = Crc32c(std::string_view(batch + kBatchAttributesOffset,
-                                         size - kBatchAttributesOffset));
+  uint32_t crc = crc32c::Value(std::string_view(batch + kBatchAttributesOffset,
+                                                size - kBatchAttributesOffset));
   PutBigEndian<uint32_t>(batch + kBatchCrcOffset, crc);
 }
 

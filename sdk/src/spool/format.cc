@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "crc32c.h"
+#include "crc32c/crc32c.h"
 
 namespace exactly::internal::spool {
 namespace {

@@ -6,7 +6,7 @@
 #include <iterator>
 #include <string_view>
 
-#include "crc32c.h"
+#include "crc32c/crc32c.h"
 
 namespace exactly::internal::spool {
 namespace {

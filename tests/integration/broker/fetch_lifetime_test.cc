@@ -7,10 +7,10 @@
 #include <thread>
 #include <vector>
 
+#include "crc32c/crc32c.h"
 #include "exactly/broker/broker.h"
 #include "gtest/gtest.h"
 #include "protocol/api_key.h"
-#include "protocol/crc32c.h"
 #include "protocol/messages/all.h"
 #include "protocol/record_batch.h"
 #include "protocol/request_header.h"
@@ -138,9 +138,8 @@ class FetchLifetimeTest : public ::testing::Test {
     ASSERT_EQ(batches->size(), 1u);
     auto decoded = protocol::DecodeRecords(batches->front());
     ASSERT_TRUE(decoded.ok()) << decoded.status();
-    EXPECT_EQ(
-        protocol::Crc32c(records.substr(protocol::kBatchAttributesOffset)),
-        batches->front().header.crc);
+    EXPECT_EQ(crc32c::Value(records.substr(protocol::kBatchAttributesOffset)),
+              batches->front().header.crc);
     auto want =
         protocol::DecodeRecords(protocol::SplitBatches(expected)->at(0));
     ASSERT_TRUE(want.ok());

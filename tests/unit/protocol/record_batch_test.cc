@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "protocol/crc32c.h"
 #include "protocol/messages/produce.h"
 #include "protocol/request_header.h"
 #include "support/wire_samples.h"
@@ -43,40 +42,6 @@ std::string Build(int16_t attributes, int n = 10) {
   absl::StatusOr<std::string> b = BuildRecordBatch(spec, SampleRecords(n));
   EXPECT_TRUE(b.ok()) << b.status();
   return *b;
-}
-
-// Long inputs take the three-stream path, short extensions the one-stream
-// path: both must agree for every length and alignment around the stripes.
-TEST(Crc32cTest, ThreeStreamPathAgreesWithByteWiseExtension) {
-  std::string data(20000, '\0');
-  uint32_t x = 12345;
-  for (char& c : data) {
-    x = x * 1103515245 + 12345;
-    c = static_cast<char>(x >> 16);
-  }
-  for (size_t len : {3071u, 3072u, 3073u, 6144u, 9999u, 20000u}) {
-    for (size_t offset : {0u, 1u, 7u}) {
-      if (offset + len > data.size()) continue;
-      std::string_view piece(data.data() + offset, len);
-      uint32_t crc = 0;
-      for (size_t i = 0; i < piece.size(); i += 5) {
-        crc = Crc32cExtend(crc, piece.substr(i, 5));
-      }
-      EXPECT_EQ(Crc32c(piece), crc) << len << " at " << offset;
-    }
-  }
-}
-
-TEST(Crc32cTest, KnownVectors) {
-  EXPECT_EQ(Crc32c(""), 0u);
-  EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
-  EXPECT_EQ(Crc32c(std::string(32, '\0')), 0x8A9136AAu);
-  EXPECT_EQ(Crc32c(std::string(32, '\xff')), 0x62A8AB43u);
-  // Extending in pieces gives the same result as one pass.
-  std::string data(1000, 'x');
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 31);
-  EXPECT_EQ(Crc32cExtend(Crc32c(data.substr(0, 333)), data.substr(333)),
-            Crc32c(data));
 }
 
 TEST(RecordBatchTest, BuildThenParseAndDecodeEveryCodec) {
