@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "blocking_call.h"
 #include "callbacks.h"
 #include "exactly/consumer.h"
 #include "exactly/error.h"
@@ -72,11 +73,8 @@ class PyConsumer {
 
   void Unsubscribe() {
     CheckOpen();
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = consumer_->Unsubscribe();
-    }
+    const absl::Status status =
+        WithoutGil([&] { return consumer_->Unsubscribe(); });
     AfterCallbacks();
     Check(status);
   }
@@ -84,20 +82,17 @@ class PyConsumer {
   py::object Poll(std::optional<double> timeout) {
     CheckOpen();
     if (!kept_.empty()) return TakeKept();
-    const Deadline deadline = Deadline::After(timeout);
-    for (;;) {
-      absl::StatusOr<std::optional<Message>> polled;
-      {
-        py::gil_scoped_release release;
-        polled = consumer_->Poll(deadline.Slice());
-      }
-      if (polled.ok() && polled->has_value()) Keep(MakeMessage(**polled));
-      AfterCallbacks();
-      if (!polled.ok()) ThrowStatus(polled.status());
-      if (!kept_.empty()) return TakeKept();
-      if (deadline.expired()) return py::none();
-      CheckSignals();
-    }
+    CallInSlices(
+        Deadline::After(timeout), kSlice,
+        [&](std::chrono::milliseconds slice) { return consumer_->Poll(slice); },
+        [&](const absl::StatusOr<std::optional<Message>>& polled) {
+          if (polled.ok() && polled->has_value()) Keep(MakeMessage(**polled));
+          AfterCallbacks();
+          if (!polled.ok()) ThrowStatus(polled.status());
+          return !kept_.empty();
+        })
+        .IgnoreError();  // an error was raised above
+    return kept_.empty() ? py::none() : TakeKept();
   }
 
   py::list PollBatch(size_t max_records, std::optional<double> timeout) {
@@ -105,24 +100,24 @@ class PyConsumer {
     py::list out;
     while (!kept_.empty() && out.size() < max_records) out.append(TakeKept());
     if (out.size() > 0 || max_records == 0) return out;
-    const Deadline deadline = Deadline::After(timeout);
-    for (;;) {
-      absl::StatusOr<std::vector<Message>> polled;
-      {
-        py::gil_scoped_release release;
-        polled = consumer_->PollBatch(max_records, deadline.Slice());
-      }
-      if (polled.ok()) {
-        for (const Message& m : *polled) Keep(MakeMessage(m));
-      }
-      AfterCallbacks();
-      if (!polled.ok()) ThrowStatus(polled.status());
-      while (!kept_.empty() && out.size() < max_records) {
-        out.append(TakeKept());
-      }
-      if (out.size() > 0 || deadline.expired()) return out;
-      CheckSignals();
-    }
+    CallInSlices(
+        Deadline::After(timeout), kSlice,
+        [&](std::chrono::milliseconds slice) {
+          return consumer_->PollBatch(max_records, slice);
+        },
+        [&](const absl::StatusOr<std::vector<Message>>& polled) {
+          if (polled.ok()) {
+            for (const Message& m : *polled) Keep(MakeMessage(m));
+          }
+          AfterCallbacks();
+          if (!polled.ok()) ThrowStatus(polled.status());
+          while (!kept_.empty() && out.size() < max_records) {
+            out.append(TakeKept());
+          }
+          return out.size() > 0;
+        })
+        .IgnoreError();  // an error was raised above
+    return out;
   }
 
   void Commit(py::handle offsets, bool asynchronous, py::object on_commit) {
@@ -136,11 +131,8 @@ class PyConsumer {
     if (in_listener_) {
       // Inside a rebalance listener (which runs inside poll): librdkafka's
       // synchronous commit, the usual way to commit on revocation.
-      absl::Status status;
-      {
-        py::gil_scoped_release release;
-        status = consumer_->Commit(list);
-      }
+      const absl::Status status =
+          WithoutGil([&] { return consumer_->Commit(list); });
       if (!on_commit.is_none()) on_commit(ErrorOrNone(status));
       if (!asynchronous) Check(status);
       return;
@@ -172,11 +164,8 @@ class PyConsumer {
     Check(consumer_->CommitAsync(
         list, [result](const absl::Status& status) { *result = status; }));
     while (!result->has_value()) {
-      absl::StatusOr<std::optional<Message>> polled;
-      {
-        py::gil_scoped_release release;
-        polled = consumer_->Poll(kSlice);
-      }
+      const absl::StatusOr<std::optional<Message>> polled =
+          WithoutGil([&] { return consumer_->Poll(kSlice); });
       if (polled.ok() && polled->has_value()) Keep(MakeMessage(**polled));
       AfterCallbacks();
       if (!polled.ok()) ThrowStatus(polled.status());
@@ -192,15 +181,12 @@ class PyConsumer {
     DropKept([&](const PyMessage& m) {
       return m.topic == topic && m.partition == partition;
     });
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
+    Check(WithoutGil([&] {
       const double seconds = timeout.value_or(10.0);
-      status = consumer_->Seek(
+      return consumer_->Seek(
           {topic, partition, offset},
           std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
-    }
-    Check(status);
+    }));
   }
 
   py::list Position() {
@@ -210,14 +196,11 @@ class PyConsumer {
 
   py::list Committed(std::optional<double> timeout) {
     CheckOpen();
-    absl::StatusOr<std::vector<TopicPartitionOffset>> committed;
-    {
-      py::gil_scoped_release release;
+    return FromOffsets(Take(WithoutGil([&] {
       const double seconds = timeout.value_or(10.0);
-      committed = consumer_->Committed(
+      return consumer_->Committed(
           std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
-    }
-    return FromOffsets(Take(std::move(committed)));
+    })));
   }
 
   py::list Assignment() {
@@ -233,11 +216,7 @@ class PyConsumer {
   void Close() {
     if (consumer_ == nullptr || closed_) return;
     closed_ = true;
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = consumer_->Close();
-    }
+    const absl::Status status = WithoutGil([&] { return consumer_->Close(); });
     kept_.clear();
     AfterCallbacks();
     Check(status);

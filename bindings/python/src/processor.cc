@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "blocking_call.h"
 #include "callbacks.h"
 #include "exactly/error.h"
 #include "exactly/processor.h"
@@ -130,11 +131,8 @@ class PyProcessor {
 
   void RunOnce() {
     CheckOpen();
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = processor_->RunOnce();
-    }
+    const absl::Status status =
+        WithoutGil([&] { return processor_->RunOnce(); });
     AfterCallbacks();
     Check(status);
   }
@@ -151,11 +149,7 @@ class PyProcessor {
   void Close() {
     if (processor_ == nullptr || closed_) return;
     closed_ = true;
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = processor_->Close();
-    }
+    const absl::Status status = WithoutGil([&] { return processor_->Close(); });
     AfterCallbacks();
     Check(status);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "blocking_call.h"
 #include "client/rdkafka_util.h"  // the SDK's: statuses from librdkafka codes
 #include "exactly/error.h"
 
@@ -118,10 +119,7 @@ absl::Status ProducerBase::SendWhenRoom(const Record& record,
                                         py::handle on_delivery, bool future) {
   const Deadline deadline = Deadline::After(queue_full_timeout_);
   for (;;) {
-    {
-      py::gil_scoped_release release;
-      queue_->Wait(std::chrono::milliseconds(1));
-    }
+    WithoutGil([&] { queue_->Wait(std::chrono::milliseconds(1)); });
     Drain();
     CheckSignals();
     absl::Status status = Attempt(record, on_delivery, future);
@@ -480,35 +478,22 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
 }
 
 int ProducerBase::Poll(std::optional<double> timeout) {
-  int ran = Drain();
-  if (ran > 0 || (timeout.has_value() && *timeout == 0)) return ran;
-  const Deadline deadline = Deadline::After(timeout);
-  while (!deadline.expired()) {
-    {
-      py::gil_scoped_release release;
-      queue_->Wait(deadline.Slice());
-    }
-    ran = Drain();
-    if (ran > 0) return ran;
-    CheckSignals();
-  }
-  return 0;
+  return PollCallbacks(*queue_, timeout, [this] { return Drain(); });
+}
+
+absl::Status ProducerBase::FlushInSlices(const Deadline& deadline) {
+  return CallInSlices(
+      deadline, kSlice,
+      [&](std::chrono::milliseconds slice) { return DoFlush(slice); },
+      [&](const absl::Status& status) {
+        Drain();
+        return status.ok() || !IsTimedOut(status);
+      });
 }
 
 void ProducerBase::Flush(std::optional<double> timeout) {
   CheckOpen();
-  const Deadline deadline = Deadline::After(timeout);
-  for (;;) {
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = DoFlush(deadline.Slice());
-    }
-    Drain();
-    if (status.ok()) return;
-    if (!IsTimedOut(status) || deadline.expired()) ThrowStatus(status);
-    CheckSignals();
-  }
+  Check(FlushInSlices(Deadline::After(timeout)));
 }
 
 void ProducerBase::Close(std::optional<double> timeout) {
@@ -527,22 +512,9 @@ void ProducerBase::Close(std::optional<double> timeout) {
   }
   ReleaseTopics();
   // Flush here, interruptibly; then the SDK's Close only has to stop.
-  const Deadline deadline = Deadline::After(timeout);
-  absl::Status flushed;
-  for (;;) {
-    {
-      py::gil_scoped_release release;
-      flushed = DoFlush(deadline.Slice());
-    }
-    Drain();
-    if (flushed.ok() || !IsTimedOut(flushed) || deadline.expired()) break;
-    CheckSignals();
-  }
-  absl::Status closed;
-  {
-    py::gil_scoped_release release;
-    closed = DoClose(std::chrono::milliseconds(0));
-  }
+  const absl::Status flushed = FlushInSlices(Deadline::After(timeout));
+  const absl::Status closed =
+      WithoutGil([&] { return DoClose(std::chrono::milliseconds(0)); });
   closed_ = true;
   Drain();  // the reports of records failed by the close
   Check(flushed.ok() ? closed : flushed);

@@ -127,6 +127,9 @@ class ProducerBase {
   rd_kafka_topic_t* BatchTopic(rd_kafka_t* rk, std::string_view topic);
   // Waits a moment for room (GIL released), runs callbacks, checks signals.
   void WaitForRoom(rd_kafka_t* rk);
+  // Flushes in slices until done, failed other than by a timeout, or
+  // `deadline`; returns the last status.
+  absl::Status FlushInSlices(const Deadline& deadline);
   // message.max.bytes and queue.buffering.max.messages, once.
   void ReadLimits(rd_kafka_t* rk);
 

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "blocking_call.h"
 #include "exactly/error.h"
 #include "exactly/producer.h"
 #include "exactly/transactional_producer.h"
@@ -265,11 +266,7 @@ class PyTransactionalProducer final : public ProducerBase {
     std::chrono::milliseconds backoff = retry_.initial_backoff;
     int retries = 0;
     for (;;) {
-      absl::Status status;
-      {
-        py::gil_scoped_release release;
-        status = Track(call());
-      }
+      const absl::Status status = WithoutGil([&] { return Track(call()); });
       Drain();
       if (NextTxnAction(status) != TxnAction::kRetry || deadline.expired()) {
         return status;

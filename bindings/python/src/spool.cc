@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "blocking_call.h"
 #include "callbacks.h"
 #include "natives.h"
 #include "producer_base.h"
@@ -145,12 +146,7 @@ class PySpooledProducer {
         queue->PushError(s);
       };
     }
-    absl::StatusOr<std::unique_ptr<SpooledProducer>> created;
-    {
-      py::gil_scoped_release release;
-      created = SpooledProducer::Create(options);
-    }
-    spool_ = Take(std::move(created));
+    spool_ = Take(WithoutGil([&] { return SpooledProducer::Create(options); }));
   }
 
   ~PySpooledProducer() {
@@ -234,61 +230,24 @@ class PySpooledProducer {
 
   void Flush(std::optional<double> timeout) {
     CheckOpen();
-    const Deadline deadline = Deadline::After(timeout);
-    for (;;) {
-      absl::Status status;
-      {
-        py::gil_scoped_release release;
-        status = spool_->Flush(deadline.Slice(std::chrono::milliseconds(100)));
-      }
-      Drain();
-      if (status.ok()) return;
-      if (status.code() != absl::StatusCode::kDeadlineExceeded ||
-          deadline.expired()) {
-        ThrowStatus(status);
-      }
-      CheckSignals();
-    }
+    Check(FlushInSlices(Deadline::After(timeout)));
   }
 
   int Poll(std::optional<double> timeout) {
-    int ran = Drain();
-    if (ran > 0 || (timeout.has_value() && *timeout == 0)) return ran;
-    const Deadline deadline = Deadline::After(timeout);
-    while (!deadline.expired()) {
-      {
-        py::gil_scoped_release release;
-        queue_->Wait(deadline.Slice());
-      }
-      ran = Drain();
-      if (ran > 0) return ran;
-      CheckSignals();
-    }
-    return 0;
+    return PollCallbacks(*queue_, timeout, [this] { return Drain(); });
   }
 
   // Returns how many records stay spooled for the next instance.
   uint64_t Close(double drain_timeout) {
     if (closed_ || spool_ == nullptr) return 0;
     const Deadline deadline = Deadline::After(drain_timeout);
-    while (!deadline.expired()) {
-      absl::Status status;
-      {
-        py::gil_scoped_release release;
-        status = spool_->Flush(deadline.Slice(std::chrono::milliseconds(100)));
-      }
-      Drain();
-      if (status.ok() || status.code() != absl::StatusCode::kDeadlineExceeded) {
-        break;
-      }
-      CheckSignals();
+    if (!deadline.expired() &&
+        FlushInSlices(deadline).code() == absl::StatusCode::kDeadlineExceeded) {
+      CheckSignals();  // after the last slice too, as after every other one
     }
     const uint64_t left = spool_->metrics().depth;
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = spool_->Close(std::chrono::milliseconds(0));
-    }
+    const absl::Status status =
+        WithoutGil([&] { return spool_->Close(std::chrono::milliseconds(0)); });
     closed_ = true;
     Drain();
     if (status.code() != absl::StatusCode::kDeadlineExceeded) Check(status);
@@ -341,27 +300,32 @@ class PySpooledProducer {
 
   int Drain() { return queue_->Drain(py::none(), on_error_); }
 
+  // Flushes in slices until done, failed other than by a timeout, or
+  // `deadline`; returns the last status.
+  absl::Status FlushInSlices(const Deadline& deadline) {
+    return CallInSlices(
+        deadline, std::chrono::milliseconds(100),
+        [&](std::chrono::milliseconds slice) { return spool_->Flush(slice); },
+        [&](const absl::Status& status) {
+          Drain();
+          return status.code() != absl::StatusCode::kDeadlineExceeded;
+        });
+  }
+
   // Runs a spool write with the GIL released; while the spool is full
   // (and when_full is "block"), waits for room in slices.
   template <typename F>
   void Spooled(F write) {
     const Deadline deadline = Deadline::After(full_timeout_);
     for (;;) {
-      absl::Status status;
-      {
-        py::gil_scoped_release release;
-        status = write();
-      }
+      const absl::Status status = WithoutGil(write);
       if (status.ok()) return;
       if (!block_when_full_ ||
           status.code() != absl::StatusCode::kResourceExhausted ||
           deadline.expired()) {
         ThrowStatus(status);
       }
-      {
-        py::gil_scoped_release release;
-        queue_->Wait(std::chrono::milliseconds(5));
-      }
+      WithoutGil([&] { queue_->Wait(std::chrono::milliseconds(5)); });
       Drain();
       CheckSignals();
     }
