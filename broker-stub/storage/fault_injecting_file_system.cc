@@ -1,5 +1,6 @@
 #include "storage/fault_injecting_file_system.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -24,6 +25,8 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
 
   IOStatus Append(const Slice& data, const IOOptions& o,
                   IODebugContext* d) override {
+    if (fs_->power_cut())
+      return IOStatus::IOError("injected: the power is off");
     if (fs_->no_space())
       return IOStatus::NoSpace("injected: no space left on device");
     IOStatus s = FSWritableFileOwnerWrapper::Append(data, o, d);
@@ -33,6 +36,8 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
   IOStatus Append(const Slice& data, const IOOptions& o,
                   const rocksdb::DataVerificationInfo& v,
                   IODebugContext* d) override {
+    if (fs_->power_cut())
+      return IOStatus::IOError("injected: the power is off");
     if (fs_->no_space())
       return IOStatus::NoSpace("injected: no space left on device");
     IOStatus s = FSWritableFileOwnerWrapper::Append(data, o, v, d);
@@ -47,16 +52,18 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
     fs_->WaitWhileSyncsHeld();
     if (IOStatus injected = fs_->InjectedSyncError(); !injected.ok())
       return injected;
+    const uint64_t size = fs_->SizeOf(name_);
     IOStatus s = FSWritableFileOwnerWrapper::Sync(o, d);
-    if (s.ok()) fs_->OnSync(name_);
+    if (s.ok()) fs_->OnSync(name_, size);
     return s;
   }
   IOStatus Fsync(const IOOptions& o, IODebugContext* d) override {
     fs_->WaitWhileSyncsHeld();
     if (IOStatus injected = fs_->InjectedSyncError(); !injected.ok())
       return injected;
+    const uint64_t size = fs_->SizeOf(name_);
     IOStatus s = FSWritableFileOwnerWrapper::Fsync(o, d);
-    if (s.ok()) fs_->OnSync(name_);
+    if (s.ok()) fs_->OnSync(name_, size);
     return s;
   }
   // A range sync only schedules write-back; it promises nothing, so it moves
@@ -169,6 +176,7 @@ void FaultInjectingFileSystem::OnAppend(const std::string& fname,
 }
 
 IOStatus FaultInjectingFileSystem::InjectedSyncError() const {
+  if (power_cut_.load()) return IOStatus::IOError("injected: the power is off");
   if (no_space()) return IOStatus::NoSpace("injected: no space left on device");
   if (syncs_fail_.load())
     return IOStatus::IOError("injected: fsync failed (EIO)");
@@ -186,11 +194,15 @@ void FaultInjectingFileSystem::WaitWhileSyncsHeld() {
   hold_cv_.wait(lock, [&] { return !syncs_held_; });
 }
 
-void FaultInjectingFileSystem::OnSync(const std::string& fname) {
-  if (power_cut_.load()) return;
+uint64_t FaultInjectingFileSystem::SizeOf(const std::string& fname) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return files_[fname].size;
+}
+
+void FaultInjectingFileSystem::OnSync(const std::string& fname, uint64_t size) {
   std::lock_guard<std::mutex> lock(mu_);
   FileState& state = files_[fname];
-  state.synced = state.size;
+  state.synced = std::max(state.synced, std::min(size, state.size));
 }
 
 absl::Status FaultInjectingFileSystem::DropUnsyncedData() {

@@ -37,8 +37,11 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
   static std::unique_ptr<rocksdb::Env> NewEnv(
       std::shared_ptr<FaultInjectingFileSystem> fs);
 
-  // The power goes off: from now on syncs make nothing durable (the database
-  // may still sync while it is being closed, but the disk would not have it).
+  // The power goes off: from now on appends and syncs fail (nothing written
+  // after the cut reaches the disk, and nobody may be told it did: a sync
+  // that returned OK after the cut would let the broker acknowledge records
+  // the power loss then takes back). A sync that began before the cut keeps
+  // what it covered.
   void CutPower() { power_cut_.store(true); }
   // Cuts every file written through this file system back to what was synced
   // before the power went off, and turns the power back on. Call it with the
@@ -77,7 +80,11 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
 
   // ---- Used by the file wrappers. ----
   void OnAppend(const std::string& fname, uint64_t bytes);
-  void OnSync(const std::string& fname);
+  // The size a sync starting now will make durable.
+  uint64_t SizeOf(const std::string& fname);
+  // A sync that began when the file had `size` bytes returned OK.
+  void OnSync(const std::string& fname, uint64_t size);
+  bool power_cut() const { return power_cut_.load(); }
 
  private:
   struct FileState {

@@ -102,7 +102,7 @@ class EosCheckTest : public ::testing::Test {
     Nemesis nemesis(broker.get(),
                     {.seed = run.seed * 7919 + 1, .faults = run.faults});
     if (run.standing_faults) run.standing_faults(broker->faults());
-    nemesis.Start();
+    w.on_ready = [&nemesis] { nemesis.Start(); };
     WorkloadResult result = run.workload(w);
     nemesis.Stop();
 

@@ -90,7 +90,7 @@ int Main() {
     Nemesis nemesis(
         broker->get(),
         {.seed = seed, .faults = restarts ? AllFaults() : InMemoryFaults()});
-    nemesis.Start();
+    w.on_ready = [&nemesis] { nemesis.Start(); };
     WorkloadResult result = known.at(name)(w);
     nemesis.Stop();
     absl::StatusOr<ReadResult> read =

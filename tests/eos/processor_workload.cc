@@ -152,6 +152,8 @@ WorkloadResult RunProcessor(const WorkloadOptions& w) {
         .outcome = Outcome::kCommitted, .sent = Fanout(r.offset)};
   }
 
+  Ready(w);  // the faults start now, not while the input is written
+
   // 3. Instance 1 runs throughout; instance 2 comes and goes.
   const std::string group = absl::StrCat(w.writer, "-group");
   std::atomic<bool> stop{false};
@@ -169,7 +171,9 @@ WorkloadResult RunProcessor(const WorkloadOptions& w) {
   std::mt19937_64 rng(w.seed);
   const auto end = Clock::now() + w.duration;
   bool finished = false;
-  while (!finished && Clock::now() < end) {
+  // Instance 2 comes and goes for the whole duration, also once the input is
+  // done: rebalances and fencing under faults are what this run is for.
+  while (Clock::now() < end) {
     std::atomic<bool> stop_second{false};
     std::thread second(
         [&] { RunInstance(w, group, 2, stop_second, restarts); });

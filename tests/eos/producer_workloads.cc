@@ -171,6 +171,7 @@ void Finish(TransactionalProducer& p, const History& history,
 WorkloadResult RunTransact(const WorkloadOptions& w) {
   WorkloadResult result;
   result.topics = {w.topic};
+  Ready(w);
   History history;
   std::unique_ptr<TransactionalProducer> producer = Start(w, result);
   if (producer == nullptr) return result;
@@ -219,6 +220,7 @@ WorkloadResult RunTransact(const WorkloadOptions& w) {
 WorkloadResult RunVerbs(const WorkloadOptions& w) {
   WorkloadResult result;
   result.topics = {w.topic};
+  Ready(w);
   History history;
   std::unique_ptr<TransactionalProducer> producer = Start(w, result);
   if (producer == nullptr) return result;

@@ -92,6 +92,7 @@ rd_kafka_error_t* Retried(Call call) {
 WorkloadResult Run(const WorkloadOptions& w, bool workaround) {
   WorkloadResult result;
   result.topics = {w.topic};
+  Ready(w);
   History history;
   std::string error;
   rd_kafka_t* rk = NewProducer(w, &error);

@@ -36,6 +36,7 @@ SpoolOptions Options(const WorkloadOptions& w) {
 WorkloadResult RunSpool(const WorkloadOptions& w) {
   WorkloadResult result;
   result.topics = {w.topic};
+  Ready(w);
   History history;
   std::mt19937_64 rng(w.seed);
   const auto end = Clock::now() + w.duration;

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,7 +54,16 @@ struct WorkloadOptions {
   int64_t input_records = 2000;
   // Spool: its directory (created by the caller, empty).
   std::string spool_dir;
+  // Called once the workload's own setup is done (the Processor's input is
+  // written and read back), before the work it checks: the checker starts its
+  // nemesis here, so that faults meant for the workload do not fail its setup.
+  std::function<void()> on_ready;
 };
+
+// Calls w.on_ready, if set.
+inline void Ready(const WorkloadOptions& w) {
+  if (w.on_ready) w.on_ready();
+}
 
 struct WorkloadResult {
   std::map<AttemptId, Attempt> attempts;
