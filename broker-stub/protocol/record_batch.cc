@@ -357,7 +357,13 @@ absl::StatusOr<std::vector<Record>> DecodeRecords(
       ReadRecordsSection(batch, max_decompressed_bytes, &section);
   if (!read.ok()) return read;
   std::vector<Record> records;
-  records.reserve(static_cast<size_t>(std::max(0, batch.header.record_count)));
+  // The header's count is not trusted for the reservation: a record takes at
+  // least 7 bytes (length, attributes, timestamp and offset deltas, key and
+  // value lengths, header count), so the section bounds how many there can be.
+  constexpr size_t kMinRecordBytes = 7;
+  records.reserve(
+      std::min(static_cast<size_t>(std::max(0, batch.header.record_count)),
+               section.view.size() / kMinRecordBytes));
   absl::Status s = WalkRecords(batch.header, section.view, &records);
   if (!s.ok()) return s;
   return records;

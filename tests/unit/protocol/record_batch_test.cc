@@ -147,6 +147,21 @@ TEST(RecordBatchTest, RecordsThatDisagreeWithTheHeaderAreRefused) {
   EXPECT_FALSE(CheckProduceBatches(junk).ok());
 }
 
+// Found by record_batch_fuzz: DecodeRecords reserved room for the header's
+// record count before reading any record, so a batch claiming 2^31-1 records
+// made it allocate hundreds of GB.
+TEST(RecordBatchTest, AHugeRecordCountDoesNotAllocateForIt) {
+  std::string batch = Build(0, 4);
+  for (int i = 0; i < 4; ++i) batch[57 + i] = i == 0 ? '\x7f' : '\xff';
+  UpdateBatchCrc(batch.data(), batch.size());
+  absl::StatusOr<std::vector<RecordBatchView>> views = SplitBatches(batch);
+  ASSERT_TRUE(views.ok());
+  ASSERT_EQ(views->size(), 1u);
+  EXPECT_EQ((*views)[0].header.record_count, INT32_MAX);
+  EXPECT_FALSE(DecodeRecords((*views)[0]).ok());
+  EXPECT_FALSE(CheckProduceBatches(batch).ok());
+}
+
 TEST(RecordBatchTest, SeveralBatchesInOneRecordSet) {
   std::string two =
       Build(0, 2) + Build(static_cast<int16_t>(Compression::kLz4), 3);
