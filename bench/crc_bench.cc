@@ -34,19 +34,16 @@
 #include <time.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <random>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/spool_runs.h"
 #include "crc32c/crc32c.h"
 #include "exactly/broker/broker.h"
 #include "exactly/spool.h"
@@ -263,39 +260,13 @@ struct SpoolRun {
 // SendAsync of kRecordsPerCall records until `n` are durable; then Flush.
 SpoolRun SendAsyncRun(SpooledProducer& spool, int64_t n) {
   const std::string value = RandomBytes(kValueBytes, 9);
-  std::vector<Record> records(kRecordsPerCall,
-                              Record{.topic = kTopic, .value = value});
-  std::atomic<int64_t> durable{0};
-  std::atomic<int64_t> failed{0};
-  std::mutex mu;
-  std::condition_variable all_durable;
   const double cpu_start = ProcessCpuSeconds();
   const double sender_start = ThreadCpuSeconds();
+  double sender = 0;
   Stopwatch watch;
-  for (int64_t first = 0; first < n; first += kRecordsPerCall) {
-    const int64_t count = std::min<int64_t>(kRecordsPerCall, n - first);
-    for (int64_t i = 0; i < count; ++i) {
-      records[static_cast<size_t>(i)].partition =
-          static_cast<int32_t>((first + i) % kPartitions);
-    }
-    absl::Status s = spool.SendAsync(
-        std::span<const Record>(records.data(), static_cast<size_t>(count)),
-        [&, count](const absl::Status& outcome) {
-          if (!outcome.ok()) failed.fetch_add(1);
-          if (durable.fetch_add(count) + count == n) {
-            std::lock_guard<std::mutex> lock(mu);
-            all_durable.notify_all();
-          }
-        });
-    if (!s.ok()) Die("SendAsync: " + s.ToString());
-  }
-  const double sender = ThreadCpuSeconds() - sender_start;
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    all_durable.wait(lock, [&] { return durable.load() == n; });
-  }
+  SendAsyncUntilDurable(spool, kTopic, value, n, kRecordsPerCall, kPartitions,
+                        [&] { sender = ThreadCpuSeconds() - sender_start; });
   const double seconds = watch.Seconds();
-  if (failed.load() != 0) Die("a SendAsync failed");
   if (absl::Status s = spool.Flush(std::chrono::seconds(120)); !s.ok()) {
     Die("Flush: " + s.ToString());
   }

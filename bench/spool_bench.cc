@@ -45,7 +45,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -57,6 +56,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/producer_runs.h"
+#include "bench/spool_runs.h"
 #include "exactly/broker/broker.h"
 #include "exactly/producer.h"
 #include "exactly/spool.h"
@@ -207,36 +207,9 @@ SpoolRate SpoolAsyncThroughput(const std::string& dir,
   std::unique_ptr<SpooledProducer> spool = OpenSpool(dir, bootstrap, txn_id);
   const SpoolMetrics before = spool->metrics();
   const std::string value(kValueBytes, 'a');
-  std::vector<Record> records(static_cast<size_t>(batch),
-                              Record{.topic = kTopic, .value = value});
-  std::atomic<int64_t> durable{0};
-  std::atomic<int64_t> failed{0};
-  std::mutex mu;
-  std::condition_variable all_durable;
   Stopwatch watch;
-  for (int64_t first = 0; first < n; first += batch) {
-    const int64_t count = std::min<int64_t>(batch, n - first);
-    for (int64_t i = 0; i < count; ++i) {
-      records[static_cast<size_t>(i)].partition =
-          static_cast<int32_t>((first + i) % kPartitions);
-    }
-    absl::Status s = spool->SendAsync(
-        std::span<const Record>(records.data(), static_cast<size_t>(count)),
-        [&, count](const absl::Status& outcome) {
-          if (!outcome.ok()) failed.fetch_add(1);
-          if (durable.fetch_add(count) + count == n) {
-            std::lock_guard<std::mutex> lock(mu);
-            all_durable.notify_all();
-          }
-        });
-    if (!s.ok()) Die("spool SendAsync: " + std::string(s.message()));
-  }
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    all_durable.wait(lock, [&] { return durable.load() == n; });
-  }
+  SendAsyncUntilDurable(*spool, kTopic, value, n, batch, kPartitions);
   const double durable_s = watch.Seconds();
-  if (failed.load() != 0) Die("spool: a SendAsync failed");
   return Drained(*spool, before, n, durable_s, watch);
 }
 
