@@ -31,19 +31,8 @@ while [ $# -gt 0 ]; do
 done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 
-# clang, and compiler-rt for libFuzzer and the sanitizers (only a recommendation of clang).
-missing=()
-for p in clang libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  echo "fuzz: installing ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
-scripts/setup.sh --no-build --demo  # the libraries the build finds (installs only what is missing)
+# clang and its runtimes, and the libraries the build links (installs only what is missing).
+scripts/setup.sh --no-build --demo --fuzz
 
 BUILD=build-fuzz
 GENERATOR=()

@@ -8,6 +8,7 @@
 #                                     packages, and the one target exactly_once_demo (no tests,
 #                                     benchmarks, Python module; a first run takes minutes, not 12)
 #                    [--java]         with --demo: also Java and Maven (the demo on Apache Kafka)
+#                    [--fuzz]         also clang and its runtimes (scripts/fuzz.sh's libFuzzer build)
 #
 # Debian 12 (bookworm). Uses sudo when not root. Python packages come from Debian too
 # (python3-pytest, python3-pybind11, ...); tests use /usr/bin/python3, which sees them.
@@ -22,6 +23,7 @@ EXTRAS=ON
 BUILD_TYPE=RelWithDebInfo
 DEMO=0
 JAVA=0
+FUZZ=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD_DIR="$2"; shift 2 ;;
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
     --build-type) BUILD_TYPE="$2"; shift 2 ;;
     --demo) DEMO=1; shift ;;
     --java) JAVA=1; shift ;;
+    --fuzz) FUZZ=1; shift ;;
     *) echo "setup.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -56,9 +59,12 @@ EXTRA_PACKAGES=(
   clang-format                                    # style checks
 )
 JAVA_PACKAGES=(openjdk-17-jre-headless maven)     # Apache Kafka (scripts/kafka.sh): the kafka label
+# clang, and compiler-rt for libFuzzer and the sanitizers (only a recommendation of clang):
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 PACKAGES=("${CORE_PACKAGES[@]}")
 [ "$DEMO" = 0 ] && PACKAGES+=("${EXTRA_PACKAGES[@]}")
 { [ "$DEMO" = 0 ] || [ "$JAVA" = 1 ]; } && PACKAGES+=("${JAVA_PACKAGES[@]}")
+[ "$FUZZ" = 1 ] && PACKAGES+=("${FUZZ_PACKAGES[@]}")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
