@@ -142,7 +142,6 @@ class TransactionalProducer {
   // Repeats `call` while it fails with a retriable error (bounded, with
   // back-off); returns its last status.
   absl::Status RetryRetriable(absl::FunctionRef<absl::Status()> call);
-  absl::Status AbortForTransact();
   // Remembers a fatal error so that Rebuild() knows whether it may.
   absl::Status Track(absl::Status status);
   int TimeoutMs() const;

@@ -294,10 +294,6 @@ std::chrono::milliseconds TransactionalProducer::AbortTimeout() const {
   return std::chrono::milliseconds(ms);
 }
 
-absl::Status TransactionalProducer::AbortForTransact() {
-  return RetryRetriable([&] { return Abort(); });
-}
-
 absl::Status TransactionalProducer::Transact(
     absl::FunctionRef<absl::Status(Transaction&)> fn) {
   if (!fatal_.ok()) return fatal_;
@@ -335,7 +331,9 @@ absl::Status TransactionalProducer::Transact(
     const bool rerun = action == TxnAction::kAbortAndRerun ||
                        (!committing && action == TxnAction::kRetry);
     if (rerun) {
-      if (absl::Status a = AbortForTransact(); !a.ok()) return a;
+      if (absl::Status a = RetryRetriable([&] { return Abort(); }); !a.ok()) {
+        return a;
+      }
       last = status;
       continue;
     }
@@ -347,7 +345,7 @@ absl::Status TransactionalProducer::Transact(
     // Fatal, neither flag, or fn's own error: abort (unless the producer is
     // dead) and surface the error.
     if (in_transaction_) {
-      if (absl::Status a = AbortForTransact(); !a.ok()) {
+      if (absl::Status a = RetryRetriable([&] { return Abort(); }); !a.ok()) {
         internal::ReportError(options_.on_error, a);
       }
     }
