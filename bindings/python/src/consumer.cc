@@ -11,6 +11,8 @@
 // it too is sliced and Ctrl-C interrupts it. The offsets it commits are
 // computed here, from the records handed to Python, never from records that
 // are still kept back.
+#include "exactly/consumer.h"
+
 #include <librdkafka/rdkafka.h>
 
 #include <deque>
@@ -24,7 +26,6 @@
 #include "absl/strings/str_cat.h"
 #include "blocking_call.h"
 #include "callbacks.h"
-#include "exactly/consumer.h"
 #include "exactly/error.h"
 #include "natives.h"
 
@@ -51,7 +52,9 @@ class PyConsumer {
     options.mode = unchecked ? Mode::kUnchecked : Mode::kExactlyOnce;
     if (!on_error_.is_none()) {
       CallbackQueue* queue = queue_.get();
-      options.on_error = [queue](const absl::Status& s) { queue->PushError(s); };
+      options.on_error = [queue](const absl::Status& s) {
+        queue->PushError(s);
+      };
     }
     consumer_ = Take(Consumer::Create(options));
   }

@@ -4,6 +4,8 @@
 // taking the GIL for the call. An exception the transform raises aborts the
 // batch's transaction (its input stays uncommitted and is transformed again
 // by the next run_once) and is raised by run_once.
+#include "exactly/processor.h"
+
 #include <atomic>
 #include <map>
 #include <memory>
@@ -16,7 +18,6 @@
 #include "blocking_call.h"
 #include "callbacks.h"
 #include "exactly/error.h"
-#include "exactly/processor.h"
 #include "natives.h"
 #include "off_thread.h"
 #include "producer_base.h"
@@ -99,12 +100,14 @@ class PyProcessor {
          &options.transactional_id);
     options.input_topics = input_topics;
     options.max_batch_records = max_batch_records;
-    options.max_batch_time = std::chrono::milliseconds(
-        static_cast<int64_t>(max_batch_time * 1000));
+    options.max_batch_time =
+        std::chrono::milliseconds(static_cast<int64_t>(max_batch_time * 1000));
     options.retry = ToRetryPolicy(retry);
     if (!on_error_.is_none()) {
       CallbackQueue* queue = queue_.get();
-      options.on_error = [queue](const absl::Status& s) { queue->PushError(s); };
+      options.on_error = [queue](const absl::Status& s) {
+        queue->PushError(s);
+      };
     }
     std::shared_ptr<TransformState> state = state_;
     Transform fn = [state](const Message& input, Emitter& output) {
@@ -138,8 +141,8 @@ class PyProcessor {
   }
 
   py::object Stats() const {
-    const ProcessorStats s = processor_ != nullptr ? processor_->stats()
-                                                   : ProcessorStats{};
+    const ProcessorStats s =
+        processor_ != nullptr ? processor_->stats() : ProcessorStats{};
     return PackageAttr("exactly.types", "ProcessorStats")(
         s.records_in, s.records_out, s.transactions_committed,
         s.transactions_aborted, s.batches_replayed,
@@ -157,8 +160,8 @@ class PyProcessor {
   bool closed() const { return closed_; }
 
  private:
-  static absl::Status CallTransform(TransformState& state,
-                                    const Message& input, Emitter& output) {
+  static absl::Status CallTransform(TransformState& state, const Message& input,
+                                    Emitter& output) {
     py::gil_scoped_acquire gil;
     if (!state.alive.load()) {
       return absl::CancelledError("the Python processor is gone");
@@ -179,8 +182,8 @@ class PyProcessor {
         if (state.raised == nullptr) {
           state.raised = std::make_unique<py::error_already_set>(e);
         }
-        status = absl::AbortedError(
-            absl::StrCat("the transform raised ", e.what()));
+        status =
+            absl::AbortedError(absl::StrCat("the transform raised ", e.what()));
       }
     }
     raw->Invalidate();
@@ -196,8 +199,7 @@ class PyProcessor {
   void AfterCallbacks() {
     if (!queue_->empty()) queue_->Drain(py::none(), on_error_);
     if (state_->raised != nullptr) {
-      std::unique_ptr<py::error_already_set> raised =
-          std::move(state_->raised);
+      std::unique_ptr<py::error_already_set> raised = std::move(state_->raised);
       throw *raised;
     }
   }
@@ -223,13 +225,12 @@ void RegisterProcessor(py::module_& m) {
 
   py::class_<PyProcessor>(m, "Processor")
       .def(py::init<const Properties&, const Properties&,
-                    const std::vector<std::string>&, size_t, double,
-                    py::object, py::object, py::handle,
-                    std::optional<double>>(),
+                    const std::vector<std::string>&, size_t, double, py::object,
+                    py::object, py::handle, std::optional<double>>(),
            py::arg("consumer_properties"), py::arg("producer_properties"),
            py::arg("input_topics"), py::arg("max_batch_records"),
-           py::arg("max_batch_time"), py::arg("transform"),
-           py::arg("on_error"), py::arg("retry"), py::arg("init_timeout"))
+           py::arg("max_batch_time"), py::arg("transform"), py::arg("on_error"),
+           py::arg("retry"), py::arg("init_timeout"))
       .def("run_once", &PyProcessor::RunOnce)
       .def("stats", &PyProcessor::Stats)
       .def("close", &PyProcessor::Close)
