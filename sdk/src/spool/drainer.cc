@@ -261,15 +261,9 @@ absl::Status SpooledProducer::Impl::DrainExactlyOnce() {
   });
   if (!status.ok()) return status;
   if (batch.last == previous) return absl::OkStatus();
-  const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(
-      Clock::now() - collected);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    last_commit_latency_ = latency;
-    max_commit_latency_ = std::max(max_commit_latency_, latency);
-    total_commit_latency_ += latency;
-  }
-  Committed(batch, previous, /*ours=*/true);
+  Committed(batch, previous,
+            std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() -
+                                                                  collected));
   return absl::OkStatus();
 }
 
@@ -352,15 +346,9 @@ absl::Status SpooledProducer::Impl::DrainAtLeastOnce() {
                  })
           .IgnoreError();
     }
-    const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(
-        Clock::now() - collected);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      last_commit_latency_ = latency;
-      max_commit_latency_ = std::max(max_commit_latency_, latency);
-      total_commit_latency_ += latency;
-    }
-    Committed(done, previous, /*ours=*/true);
+    Committed(done, previous,
+              std::chrono::duration_cast<std::chrono::microseconds>(
+                  Clock::now() - collected));
   }
   return status;
 }

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -193,9 +194,11 @@ class SpooledProducer::Impl {
   void QuarantineRecord(uint64_t seq, std::string_view stored,
                         const std::string& reason);
   void QuarantineMissing(uint64_t first, uint64_t last, const std::string& why);
-  // Marks everything through batch.last committed: metrics (when `ours`:
-  // this instance's transaction), waiters, and the local delete.
-  void Committed(const Batch& batch, uint64_t previous, bool ours);
+  // Marks everything through batch.last committed: metrics, waiters, and the
+  // local delete. `our_latency` is set when this instance's own commit did it
+  // (a drain batch, not a watermark found at recovery): its commit latency.
+  void Committed(const Batch& batch, uint64_t previous,
+                 std::optional<std::chrono::microseconds> our_latency);
   void ApplyWatermark(uint64_t watermark);
   bool WaitForRecords(Clock::time_point deadline);
   Record WithHeaders(const internal::spool::DecodedRecord& d, uint64_t seq,

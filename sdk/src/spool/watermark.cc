@@ -30,20 +30,24 @@ void SpooledProducer::Impl::ApplyWatermark(uint64_t watermark) {
                                   return true;
                                 });
   if (!s.ok()) Report(s);
-  Committed(batch, previous, /*ours=*/false);
+  Committed(batch, previous, /*our_latency=*/std::nullopt);
 }
 
-void SpooledProducer::Impl::Committed(const Batch& batch, uint64_t previous,
-                                      bool ours) {
+void SpooledProducer::Impl::Committed(
+    const Batch& batch, uint64_t previous,
+    std::optional<std::chrono::microseconds> our_latency) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     committed_seq_ = batch.last;
     room_refused_ = false;
     depth_ -= std::min(depth_, batch.records);
     bytes_ -= std::min(bytes_, batch.bytes);
-    if (ours) {
+    if (our_latency.has_value()) {
       committed_records_ += batch.records;
       ++transactions_;
+      last_commit_latency_ = *our_latency;
+      max_commit_latency_ = std::max(max_commit_latency_, *our_latency);
+      total_commit_latency_ += *our_latency;
     }
     while (ages_.size() > 1 && ages_[1].first_seq <= batch.last + 1) {
       ages_.pop_front();
