@@ -96,9 +96,12 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
       out.duplicate = true;
       continue;
     }
-    // The frame is this broker's own buffer: the batch is written in place.
+    // The frame is this broker's own buffer: the batch is usually kept where
+    // it arrived and written in place (FrameArena::Keep says where).
+    KeptBytes kept = b.frames().Keep(
+        frame, const_cast<char*>(batch.bytes.data()), batch.bytes.size());
     StoredBatch& stored =
-        partition.log().Append(frame, const_cast<char*>(batch.bytes.data()),
+        partition.log().Append(std::move(kept.owner), kept.data,
                                batch.bytes.size(), h, partition.leader_epoch());
     if (topic.config.log_append_time()) {
       // The broker's clock replaces the producers' timestamps

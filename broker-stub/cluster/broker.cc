@@ -56,7 +56,7 @@ class BrokerImpl {
     }
     state_ = std::move(*state);
     server_ = std::make_unique<Server>(
-        *io_, options_.max_frame_bytes,
+        *io_, options_.max_frame_bytes, state_->shared_frames(),
         [this](std::shared_ptr<Connection> c, SharedBuffer frame, size_t size,
                uint64_t slot) {
           DispatchRequest(*state_, c, std::move(frame), size, slot);
@@ -273,6 +273,14 @@ absl::StatusOr<std::optional<int64_t>> Broker::CommittedOffset(
     return impl_->state_->groups().CommittedOffset(owned_group, owned_topic,
                                                    partition);
   });
+}
+
+LogMemory Broker::GetLogMemory() const {
+  absl::StatusOr<LogMemory> m =
+      impl_->RunOnLoop([&]() -> absl::StatusOr<LogMemory> {
+        return impl_->state_->GetLogMemory();
+      });
+  return m.ok() ? *m : LogMemory{};
 }
 
 absl::Status Broker::Stop() { return impl_->Stop(); }

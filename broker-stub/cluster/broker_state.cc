@@ -1,6 +1,8 @@
 #include "cluster/broker_state.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -35,7 +37,14 @@ absl::StatusOr<int64_t> DecodeInt64(std::string_view s) {
 
 BrokerState::BrokerState(const BrokerOptions& options, asio::io_context& io,
                          Faults& faults)
-    : options_(options), io_(io), faults_(faults) {}
+    : options_(options),
+      io_(io),
+      faults_(faults),
+      frames_(std::make_shared<FrameArena>(FrameArenaOptions{
+          .max_waste_bytes =
+              options.max_frame_waste_bytes < 0
+                  ? SIZE_MAX
+                  : static_cast<size_t>(options.max_frame_waste_bytes)})) {}
 
 BrokerState::~BrokerState() = default;
 
@@ -55,7 +64,7 @@ absl::StatusOr<std::unique_ptr<BrokerState>> BrokerState::Open(
   // marker is written.
   state->transactions_ = std::make_unique<TransactionCoordinator>(
       *state, [groups = &state->groups_](const std::string& group,
-                                          int64_t producer_id, bool commit) {
+                                         int64_t producer_id, bool commit) {
         (*groups)->CompleteTxnOffsets(group, producer_id, commit);
       });
   if (state->store_) {
@@ -138,6 +147,34 @@ void BrokerState::PersistAppend(const Partition& partition,
       batch.bytes());
   if (batch.header.has_producer_id())
     PersistProducer(partition, batch.header.producer_id);
+}
+
+void BrokerState::ReleaseSparseFrames() {
+  FrameEvacuation plan = frames_->PlanEvacuation();
+  if (plan.empty()) return;
+  size_t copied = 0;
+  for (const auto& [name, topic] : topics_.all()) {
+    for (auto& partition : topic->partitions) {
+      copied += partition->log().CopyOut(plan);
+    }
+  }
+  LogDebug("copied ", copied, " bytes of batches out of ", plan.chunks(),
+           " sparse frame chunks");
+}
+
+LogMemory BrokerState::GetLogMemory() const {
+  LogMemory m;
+  for (const auto& [name, topic] : topics_.all()) {
+    for (const auto& partition : topic->partitions) {
+      m.retained_bytes +=
+          static_cast<int64_t>(partition->log().size_in_bytes());
+    }
+  }
+  FrameMemory frames = frames_->memory();
+  m.frame_bytes = static_cast<int64_t>(frames.mapped);
+  m.kept_in_frames = static_cast<int64_t>(frames.kept);
+  m.copied_bytes = std::max<int64_t>(0, m.retained_bytes - m.kept_in_frames);
+  return m;
 }
 
 void BrokerState::PersistProducer(const Partition& partition,

@@ -19,6 +19,7 @@
 #include "exactly/broker/broker.h"
 #include "exactly/broker/faults.h"
 #include "storage/store.h"
+#include "util/frame_arena.h"
 
 namespace exactly::broker {
 
@@ -41,6 +42,9 @@ class BrokerState {
   TopicRegistry& topics() { return topics_; }
   GroupCoordinator& groups() { return *groups_; }
   TransactionCoordinator& transactions() { return *transactions_; }
+  // Where request frames are read into; shared with the server.
+  FrameArena& frames() { return *frames_; }
+  const std::shared_ptr<FrameArena>& shared_frames() const { return frames_; }
   int64_t NowMs() const;
   // The port clients reach this broker on (known once the server is listening).
   void set_advertised_port(uint16_t port) { advertised_port_ = port; }
@@ -71,6 +75,12 @@ class BrokerState {
   void PersistTopic(const Topic& topic);
   void PersistLogStart(const Partition& partition);
 
+  // Copies the batches the logs keep in sparse frame chunks out of them, when
+  // the arena says they waste too much (FrameArena::PlanEvacuation). Called
+  // after appends.
+  void ReleaseSparseFrames();
+  LogMemory GetLogMemory() const;
+
  private:
   BrokerState(const BrokerOptions& options, asio::io_context& io,
               Faults& faults);
@@ -80,6 +90,7 @@ class BrokerState {
   BrokerOptions options_;
   asio::io_context& io_;
   Faults& faults_;
+  std::shared_ptr<FrameArena> frames_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<CommitPipeline> commits_;
   TopicRegistry topics_;

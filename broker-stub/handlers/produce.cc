@@ -125,6 +125,8 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
       r.Send(response);
     }
   });
+  // Appends and retention change what the frame chunks keep.
+  b.ReleaseSparseFrames();
 }
 
 }  // namespace exactly::broker

@@ -21,6 +21,18 @@ StoredBatch& PartitionLog::Append(SharedBuffer owner, char* data, size_t size,
   return stored;
 }
 
+size_t PartitionLog::CopyOut(const FrameEvacuation& plan) {
+  size_t copied = 0;
+  for (StoredBatch& batch : batches_) {
+    if (!plan.Contains(batch.data)) continue;
+    // Readers holding the old owner (a Fetch being written) keep it alive.
+    batch.owner = CopyToSharedBuffer(batch.bytes());
+    batch.data = batch.owner.get();
+    copied += batch.size;
+  }
+  return copied;
+}
+
 void PartitionLog::Restore(std::string_view bytes,
                            const protocol::RecordBatchHeader& header) {
   if (batches_.empty())

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "protocol/record_batch.h"
+#include "util/frame_arena.h"
 #include "util/shared_buffer.h"
 
 namespace exactly::broker {
@@ -68,6 +69,10 @@ class PartitionLog {
   StoredBatch& Append(SharedBuffer owner, char* data, size_t size,
                       const protocol::RecordBatchHeader& header,
                       int32_t leader_epoch);
+
+  // Copies every batch whose bytes lie in `plan`'s chunks into a buffer of its
+  // own, so that the chunks can be released. Returns the bytes copied.
+  size_t CopyOut(const FrameEvacuation& plan);
 
   // Restores a batch read back from the store at the offset it already carries.
   void Restore(std::string_view bytes,

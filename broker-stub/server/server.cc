@@ -6,9 +6,11 @@
 namespace exactly::broker {
 
 Server::Server(asio::io_context& io, int64_t max_frame_bytes,
+               std::shared_ptr<FrameArena> arena,
                Connection::RequestFn on_request)
     : io_(io),
       max_frame_bytes_(max_frame_bytes),
+      arena_(std::move(arena)),
       on_request_(std::move(on_request)),
       acceptor_(io),
       down_timer_(io) {}

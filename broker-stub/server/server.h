@@ -19,7 +19,7 @@ namespace exactly::broker {
 class Server {
  public:
   Server(asio::io_context& io, int64_t max_frame_bytes,
-         Connection::RequestFn on_request);
+         std::shared_ptr<FrameArena> arena, Connection::RequestFn on_request);
   ~Server();
 
   // Binds and starts accepting. Port 0 picks a free port; port() tells which.
@@ -40,8 +40,8 @@ class Server {
 
   asio::io_context& io_;
   int64_t max_frame_bytes_;
+  std::shared_ptr<FrameArena> arena_;
   Connection::RequestFn on_request_;
-  std::shared_ptr<FrameArena> arena_ = std::make_shared<FrameArena>();
   asio::ip::tcp::acceptor acceptor_;
   asio::steady_timer down_timer_;
   std::string host_;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace exactly::broker {
@@ -130,6 +131,75 @@ TEST(FrameArenaTest, NoSparesMeansEveryChunkIsMapped) {
   FillChunks(arena, 2, 1);
   EXPECT_EQ(arena.chunks_reused(), 0u);
   EXPECT_GE(arena.chunks_mapped(), 3u);
+}
+
+}  // namespace
+}  // namespace exactly::broker
+
+namespace exactly::broker {
+namespace {
+
+// Keep: in place (and counted) inside a chunk, a copy from a heap frame.
+TEST(FrameArenaKeepTest, InAChunkInPlaceFromTheHeapACopy) {
+  FrameArena arena(SmallChunks());
+  SharedBuffer big = arena.Allocate(100000);
+  std::memset(big.get(), 'b', 100000);
+  KeptBytes in_chunk = arena.Keep(big, big.get() + 10, 5000);
+  EXPECT_EQ(in_chunk.data, big.get() + 10);
+  EXPECT_EQ(arena.memory().kept, 5000u);
+
+  SharedBuffer small = arena.Allocate(500);
+  std::memset(small.get(), 's', 500);
+  KeptBytes copied = arena.Keep(small, small.get() + 100, 50);
+  EXPECT_NE(copied.data, small.get() + 100);
+  EXPECT_EQ(std::string(copied.data, 50), std::string(50, 's'));
+  EXPECT_EQ(arena.memory().kept, 5000u);
+
+  // The frame goes, the kept bytes stay valid and counted until they go too.
+  big.reset();
+  EXPECT_EQ(std::string(in_chunk.data, 3), "bbb");
+  in_chunk.owner.reset();
+  EXPECT_EQ(arena.memory().kept, 0u);
+}
+
+// A chunk that keeps little is named for evacuation once the waste passes the
+// limit, once; what is kept in it afterwards is copied; emptied, it is freed.
+TEST(FrameArenaKeepTest, SparseChunksAreEvacuatedOnce) {
+  FrameArenaOptions options = SmallChunks();  // 4 MiB chunks
+  options.max_waste_bytes = size_t{1} << 20;
+  options.spare_chunks = 0;
+  FrameArena arena(options);
+  SharedBuffer first = arena.Allocate(4096);
+  KeptBytes kept = arena.Keep(first, first.get(), 100);
+  first.reset();
+  EXPECT_TRUE(arena.PlanEvacuation().empty()) << "the current chunk is spared";
+  // Filling the rest of the chunk and starting another retires the first.
+  for (int i = 0; i < 5; ++i) arena.Allocate(1 << 20);
+  FrameEvacuation plan = arena.PlanEvacuation();
+  ASSERT_EQ(plan.chunks(), 1u);
+  EXPECT_TRUE(plan.Contains(kept.data));
+  const std::string elsewhere(10, 'x');
+  EXPECT_FALSE(plan.Contains(elsewhere.data()));
+  EXPECT_TRUE(arena.PlanEvacuation().empty()) << "named twice";
+  // The log copies the batch out: the chunk has nothing left and is unmapped.
+  const size_t mapped = arena.memory().mapped;
+  kept.owner = CopyToSharedBuffer({kept.data, 100});
+  EXPECT_EQ(arena.memory().kept, 0u);
+  EXPECT_LT(arena.memory().mapped, mapped);
+}
+
+// Chunks that keep at least half their size are never evacuated.
+TEST(FrameArenaKeepTest, WellUsedChunksStay) {
+  FrameArenaOptions options = SmallChunks();
+  options.max_waste_bytes = 0;
+  FrameArena arena(options);
+  std::vector<KeptBytes> kept;
+  for (int i = 0; i < 20; ++i) {
+    SharedBuffer frame = arena.Allocate(512 * 1024);
+    kept.push_back(arena.Keep(frame, frame.get(), 400 * 1024));
+  }
+  EXPECT_GE(arena.chunks_mapped(), 2u);
+  EXPECT_TRUE(arena.PlanEvacuation().empty());
 }
 
 }  // namespace

@@ -57,6 +57,12 @@ struct BrokerOptions {
   // Frames larger than this are refused before any memory is allocated for
   // them.
   int64_t max_frame_bytes = 100 << 20;
+  // Memory for the log stays within 2 x its bytes + 50 MB whatever the
+  // requests: a stored batch usually stays in the request frame it arrived in,
+  // and frame chunks that keep less than half their size are emptied (their
+  // batches copied out) once together they waste more than this. -1 never
+  // empties one: zero-copy at any memory cost, for benchmarks.
+  int64_t max_frame_waste_bytes = 8 << 20;
   FlushPolicy flush;
   // Group coordinator: how long the first JoinGroup of an empty group waits for
   // more members (Kafka's group.initial.rebalance.delay.ms; Kafka's default is
@@ -109,6 +115,15 @@ struct PartitionOffsets {
   int64_t log_end_offset = 0;
 };
 
+// The memory the broker holds for its logs (see docs/architecture.md, "Where
+// frames live"): frame_bytes + copied_bytes <= 2 * retained_bytes + 50 MB.
+struct LogMemory {
+  int64_t retained_bytes = 0;  // record batches in the logs
+  int64_t frame_bytes = 0;     // request-frame chunks mapped, spares included
+  int64_t kept_in_frames = 0;  // of retained_bytes, those inside frame chunks
+  int64_t copied_bytes = 0;  // of retained_bytes, those in buffers of their own
+};
+
 class BrokerImpl;
 
 class Broker {
@@ -141,6 +156,9 @@ class Broker {
   // The committed offset of (group, topic, partition), if any.
   absl::StatusOr<std::optional<int64_t>> CommittedOffset(
       std::string_view group, std::string_view topic, int32_t partition) const;
+
+  // What the logs hold and the memory that holds them.
+  LogMemory GetLogMemory() const;
 
   // Fault injection: see exactly/broker/faults.h.
   Faults& faults();
