@@ -27,6 +27,39 @@ struct ReadRecord {
   int64_t offset = 0;
 };
 
+// Passes when `actual` holds every value of `expected` as many times as it
+// does, and nothing else; otherwise names what was lost, what appears too
+// often and what was never expected (the first few of each), which a
+// printout of two multisets of thousands cannot.
+inline ::testing::AssertionResult SameRecords(
+    const std::multiset<std::string>& actual,
+    const std::multiset<std::string>& expected) {
+  std::vector<std::string> lost, duplicated, unexpected;
+  for (auto it = expected.begin(); it != expected.end();
+       it = expected.upper_bound(*it)) {
+    const size_t want = expected.count(*it), got = actual.count(*it);
+    if (got < want) lost.push_back(*it);
+    if (got > want) duplicated.push_back(*it);
+  }
+  for (auto it = actual.begin(); it != actual.end();
+       it = actual.upper_bound(*it)) {
+    if (expected.count(*it) == 0) unexpected.push_back(*it);
+  }
+  if (lost.empty() && duplicated.empty() && unexpected.empty()) {
+    return ::testing::AssertionSuccess();
+  }
+  auto first = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (size_t i = 0; i < v.size() && i < 10; ++i) out += " " + v[i];
+    return out + (v.size() > 10 ? " ..." : "");
+  };
+  return ::testing::AssertionFailure()
+         << actual.size() << " records, " << expected.size() << " expected; "
+         << lost.size() << " lost:" << first(lost) << "; " << duplicated.size()
+         << " duplicated:" << first(duplicated) << "; " << unexpected.size()
+         << " unexpected:" << first(unexpected);
+}
+
 class SdkTest : public ::testing::Test {
  protected:
   void SetUp() override {
