@@ -17,7 +17,9 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
                             const Topic& topic, const SharedBuffer& frame,
                             std::string_view records) {
   AppendOutcome out;
-  protocol::BatchCheck check = protocol::CheckProduceBatches(records);
+  protocol::BatchCheck check = protocol::CheckProduceBatches(
+      records, {.max_decompressed_bytes = static_cast<size_t>(
+                    b.options().max_decompressed_batch_bytes)});
   if (!check.ok()) {
     out.error = Error(check.error, check.message);
     return out;
@@ -37,7 +39,9 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
     // compacted topic refuses records without one.
     for (const RecordBatchView& batch : check.batches) {
       absl::StatusOr<std::vector<protocol::Record>> records =
-          protocol::DecodeRecords(batch);
+          protocol::DecodeRecords(
+              batch,
+              static_cast<size_t>(b.options().max_decompressed_batch_bytes));
       if (!records.ok()) {
         out.error = Error(ErrorCode::kCorruptMessage,
                           std::string(records.status().message()));

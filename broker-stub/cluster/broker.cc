@@ -56,7 +56,11 @@ class BrokerImpl {
     }
     state_ = std::move(*state);
     server_ = std::make_unique<Server>(
-        *io_, options_.max_frame_bytes, state_->shared_frames(),
+        *io_,
+        ConnectionLimits{.max_frame_bytes = options_.max_frame_bytes,
+                         .max_in_flight_request_bytes =
+                             options_.max_in_flight_request_bytes},
+        options_.max_connections, state_->shared_frames(),
         [this](std::shared_ptr<Connection> c, SharedBuffer frame, size_t size,
                uint64_t slot) {
           DispatchRequest(*state_, c, std::move(frame), size, slot);
@@ -192,6 +196,13 @@ Broker::~Broker() = default;
 
 absl::StatusOr<std::unique_ptr<Broker>> Broker::Start(BrokerOptions options) {
   SetVerboseLogging(options.verbose);
+  if (options.max_frame_bytes < 1 || options.max_connections < 1 ||
+      options.max_in_flight_request_bytes < 1 ||
+      options.max_decompressed_batch_bytes < 1) {
+    return absl::InvalidArgumentError(
+        "max_frame_bytes, max_connections, max_in_flight_request_bytes and "
+        "max_decompressed_batch_bytes must be positive");
+  }
   uint16_t port = options.port;
   auto impl = std::make_unique<BrokerImpl>(std::move(options));
   if (absl::Status s = impl->Start(port); !s.ok()) return s;

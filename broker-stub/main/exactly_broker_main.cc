@@ -31,6 +31,18 @@ ABSL_FLAG(bool, auto_create_topics, true,
           "Create unknown topics when a client asks for their metadata.");
 ABSL_FLAG(int64_t, max_frame_bytes, 100 << 20,
           "Largest request frame accepted.");
+ABSL_FLAG(int32_t, max_connections, 1000,
+          "Connections open at once; past it new ones are closed at once.");
+ABSL_FLAG(int64_t, max_in_flight_request_bytes, 100 << 20,
+          "Bytes of requests read from one connection and not yet answered; "
+          "past it the broker stops reading that connection until answers "
+          "drain.");
+ABSL_FLAG(int64_t, max_decompressed_batch_bytes, 256 << 20,
+          "A compressed batch decompressing to more is refused "
+          "(CORRUPT_MESSAGE).");
+ABSL_FLAG(int64_t, max_frame_waste_bytes, 8 << 20,
+          "Frame chunks keeping less than half their size are emptied (their "
+          "batches copied out) once they waste more than this; -1 never.");
 ABSL_FLAG(int64_t, flush_messages, 0,
           "fsync the log after this many records (0: no count trigger).");
 ABSL_FLAG(int64_t, flush_ms, 0,
@@ -109,6 +121,12 @@ int main(int argc, char** argv) {
   options.default_partitions = absl::GetFlag(FLAGS_default_partitions);
   options.auto_create_topics = absl::GetFlag(FLAGS_auto_create_topics);
   options.max_frame_bytes = absl::GetFlag(FLAGS_max_frame_bytes);
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
+  options.max_in_flight_request_bytes =
+      absl::GetFlag(FLAGS_max_in_flight_request_bytes);
+  options.max_decompressed_batch_bytes =
+      absl::GetFlag(FLAGS_max_decompressed_batch_bytes);
+  options.max_frame_waste_bytes = absl::GetFlag(FLAGS_max_frame_waste_bytes);
   options.flush.every_messages = absl::GetFlag(FLAGS_flush_messages);
   options.flush.every_ms = absl::GetFlag(FLAGS_flush_ms);
   options.node_id = absl::GetFlag(FLAGS_node_id);

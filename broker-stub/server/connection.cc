@@ -31,12 +31,12 @@ void AppendBuffers(const ResponseFrame& frame,
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, uint64_t id,
-                       int64_t max_frame_bytes,
+                       const ConnectionLimits& limits,
                        std::shared_ptr<FrameArena> arena, RequestFn on_request,
                        ClosedFn on_closed)
     : socket_(std::move(socket)),
       id_(id),
-      max_frame_bytes_(max_frame_bytes),
+      limits_(limits),
       arena_(std::move(arena)),
       on_request_(std::move(on_request)),
       on_closed_(std::move(on_closed)) {
@@ -64,11 +64,11 @@ void Connection::ReadSize() {
             (uint32_t{self->size_buf_[0]} << 24) |
             (uint32_t{self->size_buf_[1]} << 16) |
             (uint32_t{self->size_buf_[2]} << 8) | uint32_t{self->size_buf_[3]});
-        if (size <= 0 || size > self->max_frame_bytes_) {
+        if (size <= 0 || size > self->limits_.max_frame_bytes) {
           // Refused before anything is allocated for it.
           self->Close(absl::StrCat("refused a frame of ", size,
-                                   " bytes (limit ", self->max_frame_bytes_,
-                                   ")"));
+                                   " bytes (limit ",
+                                   self->limits_.max_frame_bytes, ")"));
           return;
         }
         self->ReadBody(static_cast<uint32_t>(size));
@@ -86,10 +86,14 @@ void Connection::ReadBody(uint32_t size) {
           return;
         }
         uint64_t slot = self->next_slot_++;
-        self->slots_.push_back(Slot{slot});
+        self->slots_.push_back(Slot{.id = slot, .request_bytes = size});
+        self->in_flight_bytes_ += size;
         self->on_request_(self, std::move(self->request_), size, slot);
         if (self->closed_) return;
-        if (self->slots_.size() >= kMaxPendingResponses) {
+        if (self->slots_.size() >= kMaxPendingResponses ||
+            self->in_flight_bytes_ >=
+                static_cast<size_t>(
+                    self->limits_.max_in_flight_request_bytes)) {
           self->reading_paused_ = true;
         } else {
           self->ReadSize();
@@ -137,6 +141,7 @@ void Connection::WriteReady() {
   while (!slots_.empty() && slots_.front().ready) {
     if (slots_.front().has_response)
       writing_.push_back(std::move(slots_.front().frame));
+    in_flight_bytes_ -= slots_.front().request_bytes;
     slots_.pop_front();
   }
   MaybeResumeReading();
@@ -158,7 +163,9 @@ void Connection::WriteReady() {
 }
 
 void Connection::MaybeResumeReading() {
-  if (reading_paused_ && !closed_ && slots_.size() < kMaxPendingResponses / 2) {
+  if (reading_paused_ && !closed_ && slots_.size() < kMaxPendingResponses / 2 &&
+      in_flight_bytes_ <
+          static_cast<size_t>(limits_.max_in_flight_request_bytes) / 2) {
     reading_paused_ = false;
     ReadSize();
   }

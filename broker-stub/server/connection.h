@@ -22,6 +22,17 @@
 
 namespace exactly::broker {
 
+// What one connection may tie up.
+struct ConnectionLimits {
+  // Frames larger than this are refused (the connection closed) before any
+  // memory is allocated for them.
+  int64_t max_frame_bytes = 100 << 20;
+  // Bytes of requests read and not yet answered: past this the connection
+  // stops reading until answers drain (a client that stops reading its
+  // responses stalls itself, not the broker).
+  int64_t max_in_flight_request_bytes = 100 << 20;
+};
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   // Called with each complete request: `frame` holds its `size` bytes (size
@@ -34,9 +45,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Request frames are read into memory from `arena`, shared with the other
   // connections of the same server.
-  Connection(asio::ip::tcp::socket socket, uint64_t id, int64_t max_frame_bytes,
-             std::shared_ptr<FrameArena> arena, RequestFn on_request,
-             ClosedFn on_closed);
+  Connection(asio::ip::tcp::socket socket, uint64_t id,
+             const ConnectionLimits& limits, std::shared_ptr<FrameArena> arena,
+             RequestFn on_request, ClosedFn on_closed);
   ~Connection();
 
   void Start();
@@ -54,6 +65,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   struct Slot {
     uint64_t id;
+    size_t request_bytes = 0;  // counted in in_flight_bytes_ until written
     bool ready = false;
     bool has_response = false;
     ResponseFrame frame;
@@ -67,7 +79,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   asio::ip::tcp::socket socket_;
   uint64_t id_;
-  int64_t max_frame_bytes_;
+  ConnectionLimits limits_;
   std::shared_ptr<FrameArena> arena_;
   RequestFn on_request_;
   ClosedFn on_closed_;
@@ -76,6 +88,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   SharedBuffer request_;
   std::deque<Slot> slots_;
   uint64_t next_slot_ = 0;
+  size_t in_flight_bytes_ = 0;  // request bytes of slots_
   // The frames being written; they own the bytes the write points at.
   std::vector<ResponseFrame> writing_;
   bool write_in_progress_ = false;

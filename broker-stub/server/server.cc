@@ -5,11 +5,12 @@
 
 namespace exactly::broker {
 
-Server::Server(asio::io_context& io, int64_t max_frame_bytes,
-               std::shared_ptr<FrameArena> arena,
+Server::Server(asio::io_context& io, const ConnectionLimits& limits,
+               int32_t max_connections, std::shared_ptr<FrameArena> arena,
                Connection::RequestFn on_request)
     : io_(io),
-      max_frame_bytes_(max_frame_bytes),
+      limits_(limits),
+      max_connections_(max_connections),
       arena_(std::move(arena)),
       on_request_(std::move(on_request)),
       acceptor_(io),
@@ -49,9 +50,20 @@ void Server::Accept() {
             Accept();
           return;
         }
+        if (connections_.size() >= static_cast<size_t>(max_connections_)) {
+          asio::error_code ignored;
+          auto peer = socket.remote_endpoint(ignored);
+          LogWarning("refused a connection from ", peer.address().to_string(),
+                     ":", peer.port(), ": ", connections_.size(),
+                     " connections are open, the limit (max_connections) is ",
+                     max_connections_);
+          socket.close(ignored);
+          Accept();
+          return;
+        }
         uint64_t id = next_connection_id_++;
         auto connection = std::make_shared<Connection>(
-            std::move(socket), id, max_frame_bytes_, arena_, on_request_,
+            std::move(socket), id, limits_, arena_, on_request_,
             [this](uint64_t closed) { connections_.erase(closed); });
         connections_[id] = connection;
         LogDebug("accepted connection ", id, " from ", connection->peer());

@@ -18,8 +18,11 @@ namespace exactly::broker {
 
 class Server {
  public:
-  Server(asio::io_context& io, int64_t max_frame_bytes,
-         std::shared_ptr<FrameArena> arena, Connection::RequestFn on_request);
+  // Past `max_connections` open at once, a new connection is closed as soon
+  // as it is accepted.
+  Server(asio::io_context& io, const ConnectionLimits& limits,
+         int32_t max_connections, std::shared_ptr<FrameArena> arena,
+         Connection::RequestFn on_request);
   ~Server();
 
   // Binds and starts accepting. Port 0 picks a free port; port() tells which.
@@ -39,7 +42,8 @@ class Server {
   void Accept();
 
   asio::io_context& io_;
-  int64_t max_frame_bytes_;
+  ConnectionLimits limits_;
+  int32_t max_connections_;
   std::shared_ptr<FrameArena> arena_;
   Connection::RequestFn on_request_;
   asio::ip::tcp::acceptor acceptor_;

@@ -35,6 +35,7 @@ class RawConnection {
   RawConnection& operator=(const RawConnection&) = delete;
 
   bool connected() const { return fd_ >= 0; }
+  int fd() const { return fd_; }  // for a test that drives the socket itself
 
   bool Send(const std::string& bytes) {
     size_t sent = 0;

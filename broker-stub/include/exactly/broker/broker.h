@@ -57,6 +57,16 @@ struct BrokerOptions {
   // Frames larger than this are refused before any memory is allocated for
   // them.
   int64_t max_frame_bytes = 100 << 20;
+  // Connections open at once; past it a new connection is closed as soon as
+  // it is accepted, and the broker logs why (Kafka's max.connections).
+  int32_t max_connections = 1000;
+  // Bytes of requests read from one connection and not yet answered; past it
+  // the broker stops reading that connection until its answers drain, so a
+  // client that stops reading its responses stalls only itself.
+  int64_t max_in_flight_request_bytes = 100 << 20;
+  // A compressed batch whose records decompress to more than this is refused
+  // (CORRUPT_MESSAGE, saying so) before it is decompressed further.
+  int64_t max_decompressed_batch_bytes = 256 << 20;
   // Memory for the log stays within 2 x its bytes + 50 MB whatever the
   // requests: a stored batch usually stays in the request frame it arrived in,
   // and frame chunks that keep less than half their size are emptied (their
