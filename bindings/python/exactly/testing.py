@@ -268,7 +268,10 @@ class Broker:
     ``default_partitions``, ``auto_create_topics``, ``topics`` (a list of
     names or a {name: partitions} dict, created on start), and the broker's
     other options by name: ``node_id``, ``cluster_id``, ``advertised_host``,
-    ``max_frame_bytes``, ``flush_every_messages``, ``flush_every_ms``,
+    ``max_frame_bytes``, ``max_connections``,
+    ``max_in_flight_request_bytes``, ``max_decompressed_batch_bytes``,
+    ``max_frame_waste_bytes`` (see the README's broker flags),
+    ``flush_every_messages``, ``flush_every_ms``,
     ``group_initial_rebalance_delay_ms``, ``group_min_session_timeout_ms``,
     ``group_max_session_timeout_ms``, ``transaction_max_timeout_ms``,
     ``transaction_abort_check_interval_ms``, ``strict_sequence_reuse``

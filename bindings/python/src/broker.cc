@@ -38,6 +38,10 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
   Set(options, "default_partitions", &o.default_partitions);
   Set(options, "auto_create_topics", &o.auto_create_topics);
   Set(options, "max_frame_bytes", &o.max_frame_bytes);
+  Set(options, "max_connections", &o.max_connections);
+  Set(options, "max_in_flight_request_bytes", &o.max_in_flight_request_bytes);
+  Set(options, "max_decompressed_batch_bytes", &o.max_decompressed_batch_bytes);
+  Set(options, "max_frame_waste_bytes", &o.max_frame_waste_bytes);
   Set(options, "flush_every_messages", &o.flush.every_messages);
   Set(options, "flush_every_ms", &o.flush.every_ms);
   Set(options, "group_initial_rebalance_delay_ms",
@@ -59,6 +63,10 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "default_partitions",
                                          "auto_create_topics",
                                          "max_frame_bytes",
+                                         "max_connections",
+                                         "max_in_flight_request_bytes",
+                                         "max_decompressed_batch_bytes",
+                                         "max_frame_waste_bytes",
                                          "flush_every_messages",
                                          "flush_every_ms",
                                          "group_initial_rebalance_delay_ms",

@@ -3,6 +3,7 @@ used the way a user's own suite uses it, and its faults from Python."""
 
 import importlib.metadata
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -157,6 +158,23 @@ def test_start_stop_and_context_manager(topic):
     assert not b.running
     with pytest.raises(TypeError, match="unknown broker option"):
         Broker(no_such_option=1)
+
+
+def test_limits_are_options(topic):
+    # One connection at a time: a second client's connections are refused,
+    # and a limit that is not positive is refused at start.
+    with Broker(topics=[topic], max_connections=1,
+                max_in_flight_request_bytes=1 << 20,
+                max_decompressed_batch_bytes=1 << 20,
+                max_frame_waste_bytes=1 << 20) as b:
+        first = socket.create_connection(("127.0.0.1", b.port))
+        second = socket.create_connection(("127.0.0.1", b.port))
+        second.settimeout(10)
+        assert second.recv(1) == b"", "a connection past the limit was kept"
+        first.close()
+        second.close()
+    with pytest.raises(exactly.Error, match="must be positive"):
+        Broker(max_connections=0).start()
 
 
 def test_other_clients_talk_to_it(exactly_broker, topic):
