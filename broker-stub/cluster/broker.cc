@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/appender.h"
 #include "cluster/broker_state.h"
 #include "group/group_coordinator.h"
 #include "handlers/dispatch.h"
@@ -19,6 +20,7 @@
 #include "server/server.h"
 #include "storage/fault_injecting_file_system.h"
 #include "storage/keys.h"
+#include "txn/transaction_coordinator.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
@@ -283,6 +285,38 @@ absl::StatusOr<std::optional<int64_t>> Broker::CommittedOffset(
   return impl_->RunOnLoop([&]() -> absl::StatusOr<std::optional<int64_t>> {
     return impl_->state_->groups().CommittedOffset(owned_group, owned_topic,
                                                    partition);
+  });
+}
+
+absl::StatusOr<int64_t> Broker::AbortTransaction(std::string_view topic,
+                                                 int32_t partition,
+                                                 int64_t producer_id) {
+  std::string owned(topic);
+  return impl_->RunOnLoop([&]() -> absl::StatusOr<int64_t> {
+    BrokerState& b = *impl_->state_;
+    Partition* p = b.FindPartition(owned, partition);
+    if (p == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("no partition ", owned, "[", partition, "]"));
+    }
+    const ProducerEntry* producer = p->producers().Find(producer_id);
+    if (producer == nullptr || !p->transactions().IsOpen(producer_id)) {
+      return absl::NotFoundError(absl::StrCat("producer ", producer_id,
+                                              " has no open transaction on ",
+                                              owned, "[", partition, "]"));
+    }
+    const int64_t offset = AppendMarker(b, *p, producer_id, producer->epoch,
+                                        protocol::ControlType::kAbort,
+                                        b.transactions().coordinator_epoch());
+    LogWarning("aborted the open transaction of producer ", producer_id, " on ",
+               owned, "[", partition, "] with a marker at offset ", offset);
+    b.commits().AfterCommit([&b, owned, partition](const absl::Status& s) {
+      if (!s.ok()) return;
+      if (Partition* p = b.FindPartition(owned, partition)) {
+        PublishAppends(b, *p);
+      }
+    });
+    return offset;
   });
 }
 

@@ -5,6 +5,8 @@
 #include "cluster/appender.h"
 #include "handlers/handlers.h"
 #include "protocol/produce_request_check.h"
+#include "protocol/record_batch.h"
+#include "txn/transaction_coordinator.h"
 
 namespace exactly::broker {
 
@@ -12,6 +14,30 @@ namespace {
 
 using protocol::ErrorCode;
 using protocol::ProduceResponse;
+
+// KIP-890 part 1: a transactional batch that would open a transaction on the
+// partition is appended only if the coordinator has the partition in that
+// producer's ongoing transaction. One that continues a transaction already
+// open here was verified with its first batch.
+ApiError VerifyTransactionalBatch(BrokerState& b,
+                                  const protocol::ProduceRequest& request,
+                                  const Partition& partition,
+                                  const std::string& topic, int32_t index,
+                                  std::string_view records) {
+  if (!b.options().transaction_partition_verification ||
+      !request.transactional_id.has_value()) {
+    return {};
+  }
+  absl::StatusOr<protocol::RecordBatchHeader> first =
+      protocol::ParseBatchHeader(records);
+  if (!first.ok() || !first->is_transactional() ||
+      partition.transactions().IsOpen(first->producer_id)) {
+    return {};  // not transactional, or refused later by the batch checks
+  }
+  return b.transactions().VerifyPartitionInTransaction(
+      *request.transactional_id, first->producer_id, first->producer_epoch,
+      topic, index);
+}
 
 }  // namespace
 
@@ -85,6 +111,12 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
       }
       if (p.records.slices.size() > 1) {
         fail(ErrorCode::kCorruptMessage, "records in more than one piece");
+        continue;
+      }
+      if (ApiError unverified = VerifyTransactionalBatch(
+              b, request, *partition, t.name, p.index, p.records.Contiguous());
+          !unverified.ok()) {
+        fail(unverified.code, std::move(unverified.message));
         continue;
       }
       AppendOutcome outcome =

@@ -112,6 +112,35 @@ ApiError TransactionCoordinator::CheckProducer(
   return {};
 }
 
+ApiError TransactionCoordinator::VerifyPartitionInTransaction(
+    const std::string& transactional_id, int64_t producer_id,
+    int16_t producer_epoch, const std::string& topic, int32_t partition) const {
+  const TxnMetadata* m = Find(transactional_id);
+  if (m == nullptr || m->producer_id != producer_id) {
+    return Error(ErrorCode::kInvalidProducerIdMapping,
+                 absl::StrCat("producer id ", producer_id,
+                              " does not belong to transactional id '",
+                              transactional_id, "'"));
+  }
+  if (m->producer_epoch != producer_epoch) {
+    return Error(ErrorCode::kInvalidProducerEpoch,
+                 absl::StrCat("producer epoch ", producer_epoch, " of '",
+                              transactional_id, "' is not the current epoch ",
+                              m->producer_epoch));
+  }
+  if (m->state != TxnState::kOngoing ||
+      !m->partitions.contains({topic, partition})) {
+    return Error(
+        ErrorCode::kInvalidTxnState,
+        absl::StrCat(topic, "[", partition,
+                     "] is not in an ongoing transaction of '",
+                     transactional_id,
+                     "' (transaction.partition.verification, "
+                     "KIP-890): add it with AddPartitionsToTxn first"));
+  }
+  return {};
+}
+
 void TransactionCoordinator::BeginIfIdle(TxnMetadata& m) {
   if (m.state == TxnState::kOngoing) return;
   m.state = TxnState::kOngoing;

@@ -85,6 +85,18 @@ class TransactionCoordinator {
               absl::AnyInvocable<void(ApiError)> done);
 
   const TxnMetadata* Find(const std::string& transactional_id) const;
+
+  // KIP-890 part 1: whether `topic`/`partition` is in the ongoing transaction
+  // of `transactional_id` at `producer_id`/`producer_epoch`. A partition
+  // leader asks before a transactional batch opens a transaction on the
+  // partition, so that a batch no transaction knows of (a zombie's, a retry
+  // that outlived its transaction) cannot leave an open transaction there
+  // that no marker will ever end.
+  ApiError VerifyPartitionInTransaction(const std::string& transactional_id,
+                                        int64_t producer_id,
+                                        int16_t producer_epoch,
+                                        const std::string& topic,
+                                        int32_t partition) const;
   int32_t coordinator_epoch() const { return coordinator_epoch_; }
 
  private:

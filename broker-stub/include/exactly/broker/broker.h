@@ -89,6 +89,14 @@ struct BrokerOptions {
   // records it in faults().History(), and in strict mode answers
   // OUT_OF_ORDER_SEQUENCE_NUMBER instead, so a test catches such a client.
   bool strict_sequence_reuse = false;
+  // KIP-890 part 1 (Kafka's transaction.partition.verification.enable, on by
+  // default since 3.6): before a transactional batch opens a transaction on a
+  // partition, the partition leader checks with the transaction coordinator
+  // that the partition was added to that producer's ongoing transaction, and
+  // refuses it with INVALID_TXN_STATE otherwise. Off, such a batch is stored
+  // and its open transaction holds back read_committed readers until it is
+  // aborted (Broker::AbortTransaction).
+  bool transaction_partition_verification = true;
   // Log every request and response at debug level; faults and errors are always
   // logged.
   bool verbose = false;
@@ -166,6 +174,15 @@ class Broker {
   // The committed offset of (group, topic, partition), if any.
   absl::StatusOr<std::optional<int64_t>> CommittedOffset(
       std::string_view group, std::string_view topic, int32_t partition) const;
+
+  // Aborts the transaction `producer_id` has open on a partition by writing
+  // an ABORT marker there, as Kafka's admin abortTransaction does (KIP-664):
+  // the way out of a hanging transaction, one whose coordinator will never
+  // end it (stored with transaction_partition_verification off). Returns the
+  // marker's offset; NotFound when the producer has no open transaction there.
+  absl::StatusOr<int64_t> AbortTransaction(std::string_view topic,
+                                           int32_t partition,
+                                           int64_t producer_id);
 
   // What the logs hold and the memory that holds them.
   LogMemory GetLogMemory() const;
