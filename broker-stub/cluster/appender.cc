@@ -163,4 +163,16 @@ void PublishAppends(BrokerState& b, Partition& partition) {
   partition.WakeWaiters();
 }
 
+void PublishAppendsAfterCommit(
+    BrokerState& b, std::vector<std::pair<std::string, int32_t>> partitions) {
+  b.commits().AfterCommit(
+      [&b, partitions = std::move(partitions)](const absl::Status& s) {
+        if (!s.ok()) return;
+        for (const auto& [topic, index] : partitions) {
+          if (Partition* p = b.FindPartition(topic, index))
+            PublishAppends(b, *p);
+        }
+      });
+}
+
 }  // namespace exactly::broker

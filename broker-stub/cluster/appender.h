@@ -6,7 +6,10 @@
 #define EXACTLY_BROKER_CLUSTER_APPENDER_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "cluster/api_error.h"
 #include "cluster/broker_state.h"
@@ -41,6 +44,12 @@ int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,
 // After a commit: makes everything appended so far on `partition` visible and
 // wakes the long-poll fetches waiting for it.
 void PublishAppends(BrokerState& b, Partition& partition);
+
+// Publishes each of `partitions` (topic, index) once the appends staged so far
+// are committed; a partition deleted meanwhile is skipped. For markers, which
+// are appended outside a Produce.
+void PublishAppendsAfterCommit(
+    BrokerState& b, std::vector<std::pair<std::string, int32_t>> partitions);
 
 }  // namespace exactly::broker
 

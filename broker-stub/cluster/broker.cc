@@ -310,12 +310,7 @@ absl::StatusOr<int64_t> Broker::AbortTransaction(std::string_view topic,
                                         b.transactions().coordinator_epoch());
     LogWarning("aborted the open transaction of producer ", producer_id, " on ",
                owned, "[", partition, "] with a marker at offset ", offset);
-    b.commits().AfterCommit([&b, owned, partition](const absl::Status& s) {
-      if (!s.ok()) return;
-      if (Partition* p = b.FindPartition(owned, partition)) {
-        PublishAppends(b, *p);
-      }
-    });
+    PublishAppendsAfterCommit(b, {{owned, partition}});
     return offset;
   });
 }

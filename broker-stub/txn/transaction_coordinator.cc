@@ -116,17 +116,11 @@ ApiError TransactionCoordinator::VerifyPartitionInTransaction(
     const std::string& transactional_id, int64_t producer_id,
     int16_t producer_epoch, const std::string& topic, int32_t partition) const {
   const TxnMetadata* m = Find(transactional_id);
-  if (m == nullptr || m->producer_id != producer_id) {
-    return Error(ErrorCode::kInvalidProducerIdMapping,
-                 absl::StrCat("producer id ", producer_id,
-                              " does not belong to transactional id '",
-                              transactional_id, "'"));
-  }
-  if (m->producer_epoch != producer_epoch) {
-    return Error(ErrorCode::kInvalidProducerEpoch,
-                 absl::StrCat("producer epoch ", producer_epoch, " of '",
-                              transactional_id, "' is not the current epoch ",
-                              m->producer_epoch));
+  // A Produce is answered INVALID_PRODUCER_EPOCH, never PRODUCER_FENCED.
+  if (ApiError e = CheckProducer(m, producer_id, producer_epoch,
+                                 /*version=*/0, /*fenced_code_version=*/1);
+      !e.ok()) {
+    return e;
   }
   if (m->state != TxnState::kOngoing ||
       !m->partitions.contains({topic, partition})) {
@@ -405,14 +399,7 @@ void TransactionCoordinator::WriteMarkers(const std::string& transactional_id) {
   Persist(m);
   LogDebug(commit ? "committed" : "aborted", " '", transactional_id,
            "': ", written.size(), " marker(s)");
-  b_.commits().AfterCommit(
-      [this, written = std::move(written)](const absl::Status& s) {
-        if (!s.ok()) return;
-        for (const auto& [topic, index] : written) {
-          if (Partition* p = b_.FindPartition(topic, index))
-            PublishAppends(b_, *p);
-        }
-      });
+  PublishAppendsAfterCommit(b_, std::move(written));
 }
 
 void TransactionCoordinator::ScheduleTimeoutCheck() {
