@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh [--seconds N] [target...]   # default: every target, 60 s each
 #   scripts/fuzz.sh --seeds                      # regenerate and minimize the committed corpora
 #
-# Targets: request_fuzz record_batch_fuzz spool_record_fuzz wal_salvage_fuzz.
+# Targets: request_fuzz record_batch_fuzz spool_record_fuzz wal_salvage_fuzz broker_fuzz
+# admin_command_fuzz.
 # Prints, per target, libFuzzer's executions (stat::number_of_executed_units) and its last
 # coverage line (cov: ...). Exits non-zero if a target crashes, leaks, times out or runs out of
 # memory; the input that did it is saved under build-fuzz/crashes/ (reproduce with
@@ -16,7 +17,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(request_fuzz record_batch_fuzz spool_record_fuzz wal_salvage_fuzz)
+ALL_TARGETS=(request_fuzz record_batch_fuzz spool_record_fuzz wal_salvage_fuzz broker_fuzz
+             admin_command_fuzz)
 SECONDS_EACH=60
 SEEDS=0
 TARGETS=()

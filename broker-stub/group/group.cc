@@ -14,7 +14,14 @@ namespace {
 
 using protocol::ErrorCode;
 
+std::mt19937_64& MemberIdRandom() {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  return random;
+}
+
 }  // namespace
+
+void SeedMemberIdsForFuzzing(uint64_t seed) { MemberIdRandom().seed(seed); }
 
 std::string_view GroupStateName(GroupState state) {
   switch (state) {
@@ -83,7 +90,7 @@ bool Group::SupportsProtocols(
 
 std::string Group::GenerateMemberId(const std::string& prefix) const {
   // client id (or instance id) + "-" + a random UUID, as Kafka makes them.
-  thread_local std::mt19937_64 random{std::random_device{}()};
+  std::mt19937_64& random = MemberIdRandom();
   uint64_t hi = random();
   uint64_t lo = random();
   hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4

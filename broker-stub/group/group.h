@@ -77,6 +77,11 @@ struct GroupRecord {
 
 class Group;
 
+// Member ids end in a random UUID, as Kafka's do. The fuzz target reseeds the
+// generator of its thread before each input, so that an input names the same
+// ids every time it runs (and a found crash reproduces).
+void SeedMemberIdsForFuzzing(uint64_t seed);
+
 // Where a group goes to be persisted: the coordinator stages the record and
 // calls `done` once it is durable (kNone) or could not be written.
 class GroupPersistence {

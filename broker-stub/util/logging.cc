@@ -10,12 +10,15 @@ namespace exactly::broker {
 
 namespace {
 std::atomic<bool> verbose{false};
+std::atomic<bool> off{false};
 }  // namespace
 
 void SetVerboseLogging(bool v) { verbose.store(v); }
+void SetLoggingOff(bool o) { off.store(o); }
 bool VerboseLogging() { return verbose.load(std::memory_order_relaxed); }
 
 void WriteLogLine(LogLevel level, std::string_view line) {
+  if (off.load(std::memory_order_relaxed)) return;
   using std::chrono::system_clock;
   auto now = system_clock::now();
   std::time_t seconds = system_clock::to_time_t(now);

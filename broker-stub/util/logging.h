@@ -15,6 +15,8 @@ enum class LogLevel { kDebug, kInfo, kWarning, kError };
 // Debug lines are printed only when verbose logging is on
 // (BrokerOptions::verbose).
 void SetVerboseLogging(bool verbose);
+// Drops every line (fuzz targets: millions of requests, each may warn).
+void SetLoggingOff(bool off);
 void WriteLogLine(LogLevel level, std::string_view line);
 
 template <class... Args>

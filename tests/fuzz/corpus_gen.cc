@@ -10,9 +10,12 @@
 // it, then minimizes each corpus with libFuzzer's -merge=1.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -189,6 +192,145 @@ void WalSeeds(const std::vector<std::pair<uint64_t, std::string>>& blocks) {
             WalRecord(4, batch.substr(2 * third), false));
 }
 
+// broker_fuzz steps (broker_fuzz.cc): [op][length, 2 bytes][payload].
+std::string Step(uint8_t op, const std::string& payload) {
+  const size_t n = payload.size();
+  std::string out = {static_cast<char>(op), static_cast<char>(n >> 8),
+                     static_cast<char>(n & 0xff)};
+  return out + payload;
+}
+template <class M>
+std::string Send(int16_t version, const M& body) {
+  return Step(0, Frame(static_cast<int16_t>(M::kApiKey), version,
+                       p::EncodeMessage(body, version)));
+}
+std::string Wait(int ms) { return {5, 0, static_cast<char>(ms)}; }
+
+p::JoinGroupRequest StaticJoin(const std::string& instance) {
+  p::JoinGroupRequest join;
+  join.group_id = "g";
+  join.session_timeout_ms = 10;
+  join.rebalance_timeout_ms = 10;
+  join.group_instance_id = instance;
+  join.protocol_type = "consumer";
+  join.protocols = {{.name = "range", .metadata = "m"}};
+  return join;
+}
+
+p::ProduceRequest ProduceTo(const std::string& topic, int32_t partition,
+                            const std::string& batch,
+                            std::optional<std::string> transactional_id = {}) {
+  p::ProduceRequest produce;
+  produce.transactional_id = std::move(transactional_id);
+  produce.timeout_ms = 30000;
+  p::ProduceRequest::Partition part{.index = partition};
+  part.records.slices.push_back(batch);
+  produce.topics.push_back({.name = topic, .partitions = {part}});
+  return produce;
+}
+
+std::string ProducerBatch(int64_t producer_id, int32_t sequence,
+                          bool transactional) {
+  p::RecordBatchSpec spec{.base_timestamp = 1700000000000,
+                          .producer_id = producer_id,
+                          .producer_epoch = 0,
+                          .base_sequence = sequence};
+  if (transactional) spec.attributes = p::kAttrTransactional;
+  return *p::BuildRecordBatch(
+      spec, {{.key = "k", .value = "v"}, {.key = {}, .value = "w"}});
+}
+
+// Sequences a client would send: static members leaving by instance id (and
+// the rebalance timer after), a transaction that commits and one that times
+// out, an idempotent producer's duplicate and gap.
+void BrokerSeeds() {
+  std::string statics =
+      Send(5, StaticJoin("i1")) + Send(5, StaticJoin("i2")) + Wait(5);
+  p::LeaveGroupRequest leave;
+  leave.group_id = "g";
+  leave.members = {{.member_id = "", .group_instance_id = "i1"}};
+  statics += Send(3, leave) + Wait(11) + Send(5, StaticJoin("i1")) + Wait(11);
+  Write("broker_fuzz", "static-members-leave", statics);
+
+  p::InitProducerIdRequest init;
+  init.transactional_id = "t";
+  init.transaction_timeout_ms = 8;
+  p::CreateTopicsRequest create;
+  create.topics = {
+      {.name = "tp", .num_partitions = 2, .replication_factor = 1}};
+  p::AddPartitionsToTxnRequest add;
+  add.transactional_id = "t";
+  add.producer_id = 1;
+  add.producer_epoch = 0;
+  add.topics = {{.name = "tp", .partitions = {0, 1}}};
+  p::AddOffsetsToTxnRequest add_offsets;
+  add_offsets.transactional_id = "t";
+  add_offsets.producer_id = 1;
+  add_offsets.producer_epoch = 0;
+  add_offsets.group_id = "g";
+  p::TxnOffsetCommitRequest offsets;
+  offsets.transactional_id = "t";
+  offsets.group_id = "g";
+  offsets.producer_id = 1;
+  offsets.producer_epoch = 0;
+  offsets.topics = {{.name = "tp", .partitions = {{.committed_offset = 2}}}};
+  p::EndTxnRequest end;
+  end.transactional_id = "t";
+  end.producer_id = 1;
+  end.producer_epoch = 0;
+  end.committed = true;
+  p::FetchRequest fetch;
+  fetch.isolation_level = 1;
+  fetch.topics = {{.name = "tp", .partitions = {{.max_bytes = 1 << 20}}}};
+  p::FindCoordinatorRequest find;
+  find.key = "t";
+  find.key_type = 1;
+  const std::string produce =
+      Send(7, ProduceTo("tp", 0, ProducerBatch(1, 0, true), "t"));
+  const std::string begin =
+      Send(1, find) + Send(1, init) + Send(2, create) + Send(1, add) + produce;
+  Write("broker_fuzz", "transaction-commit",
+        begin + Send(1, add_offsets) + Send(2, offsets) + Send(1, end) +
+            Send(11, fetch));
+  Write("broker_fuzz", "transaction-times-out",
+        begin + Wait(11) + Wait(11) + Send(1, end) + Send(11, fetch));
+
+  p::InitProducerIdRequest idempotent;
+  Write("broker_fuzz", "idempotent-duplicate-and-gap",
+        Send(1, idempotent) +
+            Send(7, ProduceTo("ip", 0, ProducerBatch(1, 0, false))) +
+            Send(7, ProduceTo("ip", 0, ProducerBatch(1, 0, false))) +
+            Send(7, ProduceTo("ip", 0, ProducerBatch(1, 7, false))) +
+            Step(6, "") + Send(11, fetch));
+}
+
+// Lines a script sends to the admin port, one command each.
+void AdminSeeds() {
+  const char* lines[] = {
+      "help",
+      "create-topic name=a partitions=3",
+      "offsets topic=a partition=1",
+      ("fail-requests api=Produce error=NOT_LEADER_OR_FOLLOWER count=3 "
+       "topic=a partition=0"),
+      "drop-produce-responses count=2 one-in=3 topic=a",
+      "latency ms=1 api=Fetch",
+      "hold-txn-markers count=1",
+      "down ms=1",
+      "close-connections",
+      "history",
+      "clear",
+      "restart mode=crash",
+      "abort-transaction topic=a partition=0 producer-id=1",
+  };
+  int i = 0;
+  for (const char* line : lines) {
+    Write("admin_command_fuzz", "line-" + std::to_string(i++), line);
+  }
+  Write("admin_command_fuzz", "script",
+        "create-topic name=b\nfail-requests api=3 error=UNKNOWN_SERVER_ERROR "
+        "count=-1\nhistory\nclear\noffsets topic=b");
+}
+
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -220,6 +362,42 @@ void WireSampleSeeds(const fs::path& dir) {
     }
   }
   std::printf("fuzz_corpus_gen: %d frames from %s\n", n, dir.c_str());
+
+  // Each client flow of index.tsv (columns: file, client, api_key, api_name,
+  // api_version, flexible, bytes, flow, notes) as one broker_fuzz sequence.
+  // The index is not in capture order: the frames go in the order a client
+  // sends those APIs (versions and metadata, then producing, then the group).
+  const std::vector<int> client_order = {18, 3,  10, 22, 24, 0, 25, 28, 26,
+                                         11, 14, 12, 8,  9,  2, 1,  13};
+  auto rank = [&](int key) {
+    for (size_t i = 0; i < client_order.size(); ++i) {
+      if (client_order[i] == key) return static_cast<int>(i);
+    }
+    return 100 + key;
+  };
+  std::ifstream index(dir / "index.tsv");
+  std::map<std::string, std::multimap<int, std::string>> flows;
+  std::string row;
+  std::getline(index, row);  // the column names
+  while (std::getline(index, row)) {
+    std::vector<std::string> cols;
+    for (size_t at = 0;;) {
+      size_t tab = row.find('\t', at);
+      cols.push_back(row.substr(at, tab - at));
+      if (tab == std::string::npos) break;
+      at = tab + 1;
+    }
+    if (cols.size() < 8) continue;
+    std::string frame = ReadFile(dir / cols[0]);
+    if (frame.size() < p::kFrameSizePrefix) continue;
+    flows[cols[7]].emplace(rank(std::atoi(cols[2].c_str())),
+                           Step(0, frame.substr(p::kFrameSizePrefix)));
+  }
+  for (const auto& [flow, frames] : flows) {
+    std::string steps;
+    for (const auto& [r, step] : frames) steps += step;
+    Write("broker_fuzz", "wire-flow-" + flow, steps);
+  }
 }
 
 }  // namespace
@@ -236,6 +414,8 @@ int main(int argc, char** argv) {
   std::vector<std::pair<uint64_t, std::string>> blocks;
   SpoolSeeds(blocks);
   WalSeeds(blocks);
+  BrokerSeeds();
+  AdminSeeds();
   if (argc > 2 && fs::exists(fs::path(argv[2]) / "index.tsv")) {
     WireSampleSeeds(argv[2]);
   }
