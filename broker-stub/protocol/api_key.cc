@@ -53,6 +53,9 @@ constexpr ApiKeyInfo kApiKeys[] = {
     {ApiKey::kIncrementalAlterConfigs, "IncrementalAlterConfigs", 1},
     {ApiKey::kOffsetDelete, "OffsetDelete", kNever},
     {ApiKey::kDescribeCluster, "DescribeCluster", 0},
+    {ApiKey::kDescribeProducers, "DescribeProducers", 0},
+    {ApiKey::kDescribeTransactions, "DescribeTransactions", 0},
+    {ApiKey::kListTransactions, "ListTransactions", 0},
 };
 
 const ApiKeyInfo* Find(ApiKey key) {

@@ -46,6 +46,9 @@ enum class ApiKey : int16_t {
   kIncrementalAlterConfigs = 44,
   kOffsetDelete = 47,
   kDescribeCluster = 60,
+  kDescribeProducers = 61,
+  kDescribeTransactions = 65,
+  kListTransactions = 66,
 };
 
 // "Produce", "Fetch", ...; "Unknown" for a key this file does not name.

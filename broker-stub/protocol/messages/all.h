@@ -18,6 +18,8 @@
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/describe_groups.h"
+#include "protocol/messages/describe_producers.h"
+#include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/end_txn.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/find_coordinator.h"
@@ -28,6 +30,7 @@
 #include "protocol/messages/leave_group.h"
 #include "protocol/messages/list_groups.h"
 #include "protocol/messages/list_offsets.h"
+#include "protocol/messages/list_transactions.h"
 #include "protocol/messages/metadata.h"
 #include "protocol/messages/offset_commit.h"
 #include "protocol/messages/offset_delete.h"
@@ -61,6 +64,9 @@ void ForEachMessagePair(F&& f) {
   f.template operator()<DescribeClusterRequest, DescribeClusterResponse>();
   f.template operator()<DescribeConfigsRequest, DescribeConfigsResponse>();
   f.template operator()<DescribeGroupsRequest, DescribeGroupsResponse>();
+  f.template operator()<DescribeProducersRequest, DescribeProducersResponse>();
+  f.template
+  operator()<DescribeTransactionsRequest, DescribeTransactionsResponse>();
   f.template operator()<EndTxnRequest, EndTxnResponse>();
   f.template operator()<FetchRequest, FetchResponse>();
   f.template operator()<FindCoordinatorRequest, FindCoordinatorResponse>();
@@ -72,6 +78,7 @@ void ForEachMessagePair(F&& f) {
   f.template operator()<LeaveGroupRequest, LeaveGroupResponse>();
   f.template operator()<ListGroupsRequest, ListGroupsResponse>();
   f.template operator()<ListOffsetsRequest, ListOffsetsResponse>();
+  f.template operator()<ListTransactionsRequest, ListTransactionsResponse>();
   f.template operator()<MetadataRequest, MetadataResponse>();
   f.template operator()<OffsetCommitRequest, OffsetCommitResponse>();
   f.template operator()<OffsetDeleteRequest, OffsetDeleteResponse>();
