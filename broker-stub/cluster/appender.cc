@@ -157,6 +157,34 @@ int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,
   return stored.base_offset();
 }
 
+MarkerOutcome WriteTxnMarker(BrokerState& b, Partition& partition,
+                             int64_t producer_id, int16_t producer_epoch,
+                             protocol::ControlType type,
+                             int32_t coordinator_epoch) {
+  MarkerOutcome out;
+  if (const ProducerEntry* e = partition.producers().Find(producer_id)) {
+    if (producer_epoch < e->epoch) {
+      out.error = Error(
+          ErrorCode::kInvalidProducerEpoch,
+          absl::StrCat("marker epoch ", producer_epoch, " of producer ",
+                       producer_id, " is older than its epoch ", e->epoch));
+      return out;
+    }
+    if (coordinator_epoch < e->coordinator_epoch) {
+      out.error = Error(
+          ErrorCode::kTransactionCoordinatorFenced,
+          absl::StrCat("coordinator epoch ", coordinator_epoch,
+                       " is older than the last marker's ",
+                       e->coordinator_epoch, " for producer ", producer_id));
+      return out;
+    }
+  }
+  out.offset = AppendMarker(b, partition, producer_id, producer_epoch, type,
+                            coordinator_epoch);
+  PublishAppendsAfterCommit(b, {{partition.topic(), partition.index()}});
+  return out;
+}
+
 void PublishAppends(BrokerState& b, Partition& partition) {
   partition.log().AdvanceHighWatermark(partition.log().log_end_offset());
   EnforceRetention(b, partition);

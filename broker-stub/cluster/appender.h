@@ -41,6 +41,22 @@ int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,
                      int16_t producer_epoch, protocol::ControlType type,
                      int32_t coordinator_epoch);
 
+// A marker a partition leader is asked to write (the coordinator's
+// WriteTxnMarkers, an operator's abort), with the checks Kafka's
+// ProducerAppendInfo makes first: an epoch older than the producer's is
+// INVALID_PRODUCER_EPOCH, a coordinator epoch older than the one of the
+// producer's last marker TRANSACTION_COORDINATOR_FENCED. A producer with no
+// open transaction here still gets the marker, as in Kafka. The marker is
+// published once committed. Returns its offset.
+struct MarkerOutcome {
+  ApiError error;
+  int64_t offset = -1;
+};
+MarkerOutcome WriteTxnMarker(BrokerState& b, Partition& partition,
+                             int64_t producer_id, int16_t producer_epoch,
+                             protocol::ControlType type,
+                             int32_t coordinator_epoch);
+
 // After a commit: makes everything appended so far on `partition` visible and
 // wakes the long-poll fetches waiting for it.
 void PublishAppends(BrokerState& b, Partition& partition);

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <rocksdb/env.h>
 
+#include <algorithm>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/active_producers.h"
 #include "cluster/appender.h"
 #include "cluster/broker_state.h"
 #include "group/group_coordinator.h"
@@ -305,13 +307,31 @@ absl::StatusOr<int64_t> Broker::AbortTransaction(std::string_view topic,
                                               " has no open transaction on ",
                                               owned, "[", partition, "]"));
     }
-    const int64_t offset = AppendMarker(b, *p, producer_id, producer->epoch,
-                                        protocol::ControlType::kAbort,
-                                        b.transactions().coordinator_epoch());
+    // The producer's own epochs, so that Kafka's marker checks pass.
+    MarkerOutcome marker = WriteTxnMarker(
+        b, *p, producer_id, producer->epoch, protocol::ControlType::kAbort,
+        std::max(b.transactions().coordinator_epoch(),
+                 producer->coordinator_epoch));
+    if (!marker.error.ok()) {
+      return absl::FailedPreconditionError(marker.error.message);
+    }
     LogWarning("aborted the open transaction of producer ", producer_id, " on ",
-               owned, "[", partition, "] with a marker at offset ", offset);
-    PublishAppendsAfterCommit(b, {{owned, partition}});
-    return offset;
+               owned, "[", partition, "] with a marker at offset ",
+               marker.offset);
+    return marker.offset;
+  });
+}
+
+absl::StatusOr<std::vector<ActiveProducer>> Broker::DescribeProducers(
+    std::string_view topic, int32_t partition) const {
+  std::string owned(topic);
+  return impl_->RunOnLoop([&]() -> absl::StatusOr<std::vector<ActiveProducer>> {
+    const Partition* p = impl_->state_->FindPartition(owned, partition);
+    if (p == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("no partition ", owned, "[", partition, "]"));
+    }
+    return ActiveProducers(*p);
   });
 }
 

@@ -15,6 +15,16 @@ std::vector<ApiHandler> TransactionApis() {
       {ApiKey::kAddOffsetsToTxn, 0, 3,
        &Decoded<AddOffsetsToTxnRequest, HandleAddOffsetsToTxn>},
       {ApiKey::kEndTxn, 0, 3, &Decoded<EndTxnRequest, HandleEndTxn>},
+      // KIP-664: finding and ending hanging transactions. Versions as Kafka
+      // 3.9 serves them.
+      {ApiKey::kWriteTxnMarkers, 0, 1,
+       &Decoded<WriteTxnMarkersRequest, HandleWriteTxnMarkers>},
+      {ApiKey::kDescribeProducers, 0, 0,
+       &Decoded<DescribeProducersRequest, HandleDescribeProducers>},
+      {ApiKey::kDescribeTransactions, 0, 0,
+       &Decoded<DescribeTransactionsRequest, HandleDescribeTransactions>},
+      {ApiKey::kListTransactions, 0, 1,
+       &Decoded<ListTransactionsRequest, HandleListTransactions>},
   };
 }
 

@@ -85,6 +85,10 @@ class TransactionCoordinator {
               absl::AnyInvocable<void(ApiError)> done);
 
   const TxnMetadata* Find(const std::string& transactional_id) const;
+  // Every transactional id known, by id (ListTransactions, KIP-664).
+  const std::map<std::string, TxnMetadata>& all() const {
+    return transactions_;
+  }
 
   // KIP-890 part 1: whether `topic`/`partition` is in the ongoing transaction
   // of `transactional_id` at `producer_id`/`producer_epoch`. A partition

@@ -133,6 +133,18 @@ struct PartitionOffsets {
   int64_t log_end_offset = 0;
 };
 
+// One producer a partition knows (what DescribeProducers answers, KIP-664).
+struct ActiveProducer {
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t last_sequence = -1;
+  int64_t last_timestamp = -1;     // of its last batch; -1 when none is kept
+  int32_t coordinator_epoch = -1;  // of its last marker; -1 before any
+  // The first offset of its open transaction here; -1 when none is open (a
+  // hanging transaction is one that stays open).
+  int64_t current_txn_start_offset = -1;
+};
+
 // The memory the broker holds for its logs (see docs/architecture.md, "Where
 // frames live"): frame_bytes + copied_bytes <= 2 * retained_bytes + 50 MB.
 struct LogMemory {
@@ -183,6 +195,12 @@ class Broker {
   absl::StatusOr<int64_t> AbortTransaction(std::string_view topic,
                                            int32_t partition,
                                            int64_t producer_id);
+
+  // The producers a partition knows, by producer id, with where each one's
+  // open transaction starts: how to find a hanging transaction (the
+  // DescribeProducers API answers the same).
+  absl::StatusOr<std::vector<ActiveProducer>> DescribeProducers(
+      std::string_view topic, int32_t partition) const;
 
   // What the logs hold and the memory that holds them.
   LogMemory GetLogMemory() const;

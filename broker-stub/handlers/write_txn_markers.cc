@@ -1,0 +1,58 @@
+// WriteTxnMarkers: a COMMIT or ABORT marker per producer on the partitions
+// named. This broker's own coordinator writes its markers directly; the
+// request comes from an admin client ending a hanging transaction (KIP-664's
+// abortTransaction, with the epochs DescribeProducers reported). Answered
+// once the markers are committed, as Kafka answers once they are replicated.
+#include "cluster/appender.h"
+#include "handlers/transaction_handlers.h"
+
+namespace exactly::broker {
+
+void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
+                           protocol::WriteTxnMarkersRequest& request,
+                           Responder r) {
+  using protocol::ErrorCode;
+  protocol::WriteTxnMarkersResponse response;
+  for (const auto& m : request.markers) {
+    auto& rm = response.markers.emplace_back();
+    rm.producer_id = m.producer_id;
+    const protocol::ControlType type = m.transaction_result
+                                           ? protocol::ControlType::kCommit
+                                           : protocol::ControlType::kAbort;
+    for (const auto& t : m.topics) {
+      auto& rt = rm.topics.emplace_back();
+      rt.name = t.name;
+      for (int32_t index : t.partition_indexes) {
+        auto& rp = rt.partitions.emplace_back();
+        rp.index = index;
+        if (auto injected = b.faults().TakeError(h.api_key, &t.name, index)) {
+          rp.error_code = *injected;
+          continue;
+        }
+        Partition* p = b.FindPartition(t.name, index);
+        if (p == nullptr) {
+          rp.error_code =
+              static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+          continue;
+        }
+        rp.error_code = WriteTxnMarker(b, *p, m.producer_id, m.producer_epoch,
+                                       type, m.coordinator_epoch)
+                            .error.code_value();
+      }
+    }
+  }
+  b.commits().AfterCommit([response = std::move(response), r = std::move(r)](
+                              const absl::Status& status) mutable {
+    if (!status.ok()) {
+      for (auto& m : response.markers)
+        for (auto& t : m.topics)
+          for (auto& p : t.partitions)
+            if (p.error_code == 0)
+              p.error_code =
+                  static_cast<int16_t>(ErrorCode::kKafkaStorageError);
+    }
+    r.Send(response);
+  });
+}
+
+}  // namespace exactly::broker
