@@ -216,6 +216,40 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     return absl::StrCat("log_start=", o->log_start_offset, " hwm=", o->high_watermark,
                         " lso=", o->last_stable_offset, " leo=", o->log_end_offset);
   }
+  // KIP-664's tools for a hanging transaction: find it, then end it.
+  if (c.verb == "describe-producers") {
+    std::optional<std::string> topic = args.Str("topic");
+    absl::StatusOr<int64_t> partition = args.Int("partition", 0);
+    if (!topic) return absl::InvalidArgumentError("missing topic=");
+    if (!partition.ok()) return partition.status();
+    if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
+    absl::StatusOr<std::vector<ActiveProducer>> producers =
+        broker.DescribeProducers(*topic, static_cast<int32_t>(*partition));
+    if (!producers.ok()) return producers.status();
+    if (producers->empty()) return std::string("none");
+    return absl::StrJoin(
+        *producers, ", ", [](std::string* out, const ActiveProducer& a) {
+          absl::StrAppend(out, "producer_id=", a.producer_id,
+                          " epoch=", a.producer_epoch,
+                          " last_sequence=", a.last_sequence,
+                          " last_timestamp=", a.last_timestamp,
+                          " coordinator_epoch=", a.coordinator_epoch,
+                          " txn_start_offset=", a.current_txn_start_offset);
+        });
+  }
+  if (c.verb == "abort-transaction") {
+    std::optional<std::string> topic = args.Str("topic");
+    absl::StatusOr<int64_t> partition = args.Int("partition", 0);
+    absl::StatusOr<int64_t> producer_id = args.Int("producer-id", std::nullopt);
+    if (!topic) return absl::InvalidArgumentError("missing topic=");
+    if (!partition.ok()) return partition.status();
+    if (!producer_id.ok()) return producer_id.status();
+    if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
+    absl::StatusOr<int64_t> marker = broker.AbortTransaction(
+        *topic, static_cast<int32_t>(*partition), *producer_id);
+    if (!marker.ok()) return marker.status();
+    return absl::StrCat("marker_offset=", *marker);
+  }
   return absl::InvalidArgumentError(absl::StrCat("unknown command '", c.verb, "' (try help)"));
 }
 
@@ -234,7 +268,9 @@ std::string AdminHelp() {
          "drop-produce-responses [count=1] [one-in=1] [topic=] | latency ms= [api=] | "
          "close-connections | down ms= | hold-txn-markers [count=1] | "
          "restart [mode=clean|crash|power-loss] | clear | history | "
-         "create-topic name= [partitions=1] | offsets topic= [partition=0] | help";
+         "create-topic name= [partitions=1] | offsets topic= [partition=0] | "
+         "describe-producers topic= [partition=0] | "
+         "abort-transaction topic= [partition=0] producer-id= | help";
 }
 
 }  // namespace exactly::broker
