@@ -276,7 +276,9 @@ class Broker:
     ``group_max_session_timeout_ms``, ``transaction_max_timeout_ms``,
     ``transaction_abort_check_interval_ms``, ``strict_sequence_reuse``
     (answer an error when a client resends the sequence numbers of a batch
-    whose transaction already ended; always logged), ``verbose``.
+    whose transaction already ended; always logged),
+    ``transaction_partition_verification`` (KIP-890, on by default),
+    ``verbose``.
 
     Use it as a context manager, or call start() and stop().
     """
@@ -432,6 +434,15 @@ class Broker:
         """The offset committed by `group` for the partition, if any."""
         offset = self._running().committed_offset(group, topic, partition)
         return None if offset is None else int(offset)
+
+    def abort_transaction(self, topic: str, partition: int,
+                          producer_id: int) -> int:
+        """Ends the transaction `producer_id` has open on one partition with
+        an ABORT marker, as Kafka's admin abortTransaction (KIP-664) does for
+        a hanging transaction; returns the marker's offset. An Error (status
+        NOT_FOUND) when that producer has no open transaction there."""
+        return int(self._running().abort_transaction(topic, partition,
+                                                     producer_id))
 
     def __repr__(self) -> str:
         where = self._native.bootstrap_servers if self._native.running \

@@ -52,6 +52,8 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
   Set(options, "transaction_abort_check_interval_ms",
       &o.transaction_abort_check_interval_ms);
   Set(options, "strict_sequence_reuse", &o.strict_sequence_reuse);
+  Set(options, "transaction_partition_verification",
+      &o.transaction_partition_verification);
   Set(options, "verbose", &o.verbose);
   for (auto item : options) {
     static const char* const kKnown[] = {"host",
@@ -75,6 +77,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "transaction_max_timeout_ms",
                                          "transaction_abort_check_interval_ms",
                                          "strict_sequence_reuse",
+                                         "transaction_partition_verification",
                                          "verbose"};
     const std::string name = item.first.cast<std::string>();
     bool known = false;
@@ -243,6 +246,19 @@ class PyBroker {
     return Take(std::move(offset));
   }
 
+  // KIP-664's abort of a hanging transaction: an ABORT marker on one
+  // partition. Returns the marker's offset.
+  int64_t AbortTransaction(const std::string& topic, int32_t partition,
+                           int64_t producer_id) {
+    Broker& b = Running();
+    absl::StatusOr<int64_t> offset;
+    {
+      py::gil_scoped_release release;
+      offset = b.AbortTransaction(topic, partition, producer_id);
+    }
+    return Take(std::move(offset));
+  }
+
   // ---- Faults ----
   void FailRequests(std::optional<int16_t> api_key,
                     std::optional<std::string> topic,
@@ -307,6 +323,8 @@ void RegisterBroker(py::module_& m) {
            py::arg("partition"))
       .def("committed_offset", &PyBroker::CommittedOffset, py::arg("group"),
            py::arg("topic"), py::arg("partition"))
+      .def("abort_transaction", &PyBroker::AbortTransaction, py::arg("topic"),
+           py::arg("partition"), py::arg("producer_id"))
       .def("fail_requests", &PyBroker::FailRequests, py::arg("api_key"),
            py::arg("topic"), py::arg("partition"), py::arg("error_code"),
            py::arg("count"))
