@@ -5,7 +5,9 @@
 #include <librdkafka/rdkafka.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -79,6 +81,22 @@ std::vector<std::string> Expected(const std::string& prefix, int n) {
   return out;
 }
 
+// The markers of a commit are written after EndTxn is answered, as in Kafka,
+// so the last stable offset catches up a moment later. Waits (patience, not a
+// timing assert) until it reaches `want` or 30 s pass; returns what it saw.
+absl::StatusOr<PartitionOffsets> AwaitStableOffset(Broker& broker,
+                                                   const std::string& topic,
+                                                   int32_t partition,
+                                                   int64_t want) {
+  absl::StatusOr<PartitionOffsets> offsets;
+  for (int i = 0; i < 300; ++i) {
+    offsets = broker.Offsets(topic, partition);
+    if (!offsets.ok() || offsets->last_stable_offset >= want) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return offsets;
+}
+
 class TransactionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -119,7 +137,8 @@ TEST_F(TransactionsTest, CommittedVisibleToBothAbortedOnlyToReadUncommitted) {
   ASSERT_TRUE(commit2.ok()) << commit2.text();
 
   // 100 + 50 + 10 records and three markers.
-  absl::StatusOr<PartitionOffsets> offsets = broker_->Offsets("txn", 0);
+  absl::StatusOr<PartitionOffsets> offsets =
+      AwaitStableOffset(*broker_, "txn", 0, 163);
   ASSERT_TRUE(offsets.ok());
   EXPECT_EQ(offsets->log_end_offset, 163);
   EXPECT_EQ(offsets->last_stable_offset, 163);
@@ -336,8 +355,11 @@ TEST(TransactionRecoveryTest, AbortedIndexAndLsoAreRebuiltAfterRestart) {
   Begin(p.get());
   ProduceValues(p.get(), "rebuild", 0, "open-", 5);
   ASSERT_EQ(rd_kafka_flush(p.get(), 30000), RD_KAFKA_RESP_ERR_NO_ERROR);
-  absl::StatusOr<PartitionOffsets> before = (*broker)->Offsets("rebuild", 0);
+  // Four rounds of 5 records and a marker; the open one starts at 24.
+  absl::StatusOr<PartitionOffsets> before =
+      AwaitStableOffset(**broker, "rebuild", 0, 24);
   ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->last_stable_offset, 24);
 
   ASSERT_TRUE((*broker)->Restart(Broker::RestartMode::kCrash).ok());
   absl::StatusOr<PartitionOffsets> after = (*broker)->Offsets("rebuild", 0);
