@@ -200,5 +200,117 @@ TEST_F(KafkaFaultsTest, IdempotentProducerLosesNothingWhenTheLeaderIsKilled) {
   EXPECT_TRUE(SameRecords(read, Expected(kRecords)));
 }
 
+// The consume-transform-produce loop while the broker coordinating its
+// transactions is SIGKILLed and started again. Errors are handled as an
+// application would: retry what NextTxnAction says to retry, and build a new
+// Processor (same transactional id) after any other error. The committed
+// output is still exactly f(input): an input neither lost nor transformed
+// into the output twice, whatever the commit in flight when the broker died.
+TEST_F(KafkaFaultsTest,
+       ProcessorOutputIsExactlyFOfInputThroughACoordinatorKill) {
+  constexpr int kInputs = 4000;
+  const std::string input = NewTopic("eos-in", kPartitions);
+  const std::string output = NewTopic("eos-out", kPartitions);
+  const std::string group = TestCluster::UniqueName("eos-group");
+  const std::string txn_id = TestCluster::UniqueName("eos-txn");
+  std::vector<std::pair<std::string, std::string>> kvs;
+  std::multiset<std::string> expected;
+  for (int i = 0; i < kInputs; ++i) {
+    kvs.emplace_back(Value(i % 17), Value(i));
+    expected.insert("f(" + Value(i) + ")");
+  }
+  Produce(input, kvs);
+
+  ProcessorOptions o;
+  o.bootstrap_servers = bootstrap();
+  o.input_topics = {input};
+  o.group_id = group;
+  o.transactional_id = txn_id;
+  o.max_batch_records = 50;
+  o.max_batch_time = std::chrono::milliseconds(50);
+  o.consumer_properties["session.timeout.ms"] = "6000";
+  o.consumer_properties["heartbeat.interval.ms"] = "500";
+  o.producer_properties["transaction.timeout.ms"] = "60000";
+  // About 1 ms a record: several seconds of work, the fault in the middle.
+  const Transform transform = [&output](const Message& in, Emitter& out) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return out.Send({.topic = output,
+                     .key = std::string(in.key()),
+                     .value = "f(" + std::string(in.value()) + ")"});
+  };
+
+  std::atomic<uint64_t> committed_inputs{0};
+  std::atomic<bool> stop{false};
+  int rebuilds = 0;
+  std::vector<std::string> errors;
+  std::thread worker([&] {
+    uint64_t before_this_one = 0;  // committed by the processors before
+    while (!stop.load()) {
+      auto processor = Processor::Create(o, transform);
+      if (!processor.ok()) {
+        errors.push_back("create: " + processor.status().ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        continue;
+      }
+      while (!stop.load()) {
+        absl::Status s = (*processor)->RunOnce();
+        committed_inputs.store(before_this_one +
+                               (*processor)->stats().records_in);
+        if (s.ok()) continue;
+        const TxnAction action = NextTxnAction(s);
+        if (action == TxnAction::kRetry ||
+            action == TxnAction::kAbortAndRerun) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          continue;
+        }
+        errors.push_back(s.ToString());
+        break;  // build a new one, as a restarted application would
+      }
+      before_this_one += (*processor)->stats().records_in;
+      committed_inputs.store(before_this_one);
+      (void)(*processor)->Close();
+      if (!stop.load()) ++rebuilds;
+    }
+  });
+
+  const auto progress_deadline = std::chrono::steady_clock::now() + kPatience;
+  while (committed_inputs.load() < kInputs / 4 &&
+         std::chrono::steady_clock::now() < progress_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(committed_inputs.load(), static_cast<uint64_t>(kInputs / 4))
+      << "no progress before the fault";
+  absl::StatusOr<int> coordinator = kafka().TransactionCoordinator(txn_id);
+  ASSERT_TRUE(coordinator.ok()) << coordinator.status();
+  KillAndRestart(*coordinator);
+
+  // Done when a read_committed reader has seen as many outputs as inputs (a
+  // processor's own count can miss a commit whose answer died with the
+  // broker, so it is not the measure).
+  {
+    auto watcher = Consumer::Create(ConsumerOpts(TestCluster::UniqueName("w")));
+    ASSERT_TRUE(watcher.ok()) << watcher.status();
+    ASSERT_TRUE((*watcher)->Subscribe({output}).ok());
+    size_t seen = 0;
+    const auto deadline = std::chrono::steady_clock::now() + 3 * kPatience;
+    while (seen < static_cast<size_t>(kInputs) &&
+           std::chrono::steady_clock::now() < deadline) {
+      auto batch = (*watcher)->PollBatch(500, std::chrono::milliseconds(200));
+      ASSERT_TRUE(batch.ok()) << batch.status();
+      seen += batch->size();
+    }
+    EXPECT_GE(seen, static_cast<size_t>(kInputs)) << "output incomplete";
+  }
+  stop.store(true);
+  worker.join();
+  std::printf(
+      "%llu inputs committed as the processors counted; %d new "
+      "processors after errors\n",
+      static_cast<unsigned long long>(committed_inputs.load()), rebuilds);
+  for (const std::string& e : errors) std::printf("  error: %s\n", e.c_str());
+  EXPECT_TRUE(
+      SameRecords(Values(ReadCommitted(output, kPartitions)), expected));
+}
+
 }  // namespace
 }  // namespace exactly::testing
