@@ -8,12 +8,57 @@
 
 namespace exactly::broker {
 
+namespace {
+
+// A marker Kafka cannot build a control batch for: no producer id. Kafka
+// (3.9) then fails the whole request, every partition of every marker
+// UNKNOWN_SERVER_ERROR; the markers before it in the request are written, it
+// and those after are not. (Kafka does the same for epoch -1 with a producer
+// id; this broker answers that INVALID_PRODUCER_EPOCH, as an older epoch.)
+bool Unbuildable(BrokerState& b,
+                 const protocol::WriteTxnMarkersRequest::Marker& m) {
+  if (m.producer_id != -1) return false;
+  // Kafka builds batches only for partitions it leads.
+  for (const auto& t : m.topics) {
+    for (int32_t index : t.partition_indexes) {
+      if (b.FindPartition(t.name, index) != nullptr) return true;
+    }
+  }
+  return false;
+}
+
+protocol::WriteTxnMarkersResponse FailedWhole(
+    const protocol::WriteTxnMarkersRequest& request) {
+  protocol::WriteTxnMarkersResponse response;
+  for (const auto& m : request.markers) {
+    auto& rm = response.markers.emplace_back();
+    rm.producer_id = m.producer_id;
+    for (const auto& t : m.topics) {
+      auto& rt = rm.topics.emplace_back();
+      rt.name = t.name;
+      for (int32_t index : t.partition_indexes) {
+        rt.partitions.push_back(
+            {index,
+             static_cast<int16_t>(protocol::ErrorCode::kUnknownServerError),
+             {}});
+      }
+    }
+  }
+  return response;
+}
+
+}  // namespace
+
 void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
                            protocol::WriteTxnMarkersRequest& request,
                            Responder r) {
   using protocol::ErrorCode;
   protocol::WriteTxnMarkersResponse response;
   for (const auto& m : request.markers) {
+    if (Unbuildable(b, m)) {
+      response = FailedWhole(request);
+      break;
+    }
     auto& rm = response.markers.emplace_back();
     rm.producer_id = m.producer_id;
     const protocol::ControlType type = m.transaction_result
@@ -33,6 +78,13 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
         if (p == nullptr) {
           rp.error_code =
               static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+          continue;
+        }
+        // Older than the epoch -1 of a producer the partition has not seen,
+        // so older than any: refused whether it knows the producer or not.
+        if (m.producer_epoch < -1) {
+          rp.error_code =
+              static_cast<int16_t>(ErrorCode::kInvalidProducerEpoch);
           continue;
         }
         rp.error_code = WriteTxnMarker(b, *p, m.producer_id, m.producer_epoch,
