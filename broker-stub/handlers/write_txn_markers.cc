@@ -10,14 +10,14 @@ namespace exactly::broker {
 
 namespace {
 
-// A marker Kafka cannot build a control batch for: no producer id. Kafka
-// (3.9) then fails the whole request, every partition of every marker
-// UNKNOWN_SERVER_ERROR; the markers before it in the request are written, it
-// and those after are not. (Kafka does the same for epoch -1 with a producer
-// id; this broker answers that INVALID_PRODUCER_EPOCH, as an older epoch.)
+// A marker Kafka cannot build a control batch for: no producer id, or epoch
+// -1. Kafka (3.9) then fails the whole request, every partition of every
+// marker UNKNOWN_SERVER_ERROR; the markers before it in the request are
+// written, it and those after are not (checked against Kafka 3.9.1 by
+// tests/integration/sdk/hanging_transaction_wire_test.cc).
 bool Unbuildable(BrokerState& b,
                  const protocol::WriteTxnMarkersRequest::Marker& m) {
-  if (m.producer_id != -1) return false;
+  if (m.producer_id != -1 && m.producer_epoch != -1) return false;
   // Kafka builds batches only for partitions it leads.
   for (const auto& t : m.topics) {
     for (int32_t index : t.partition_indexes) {

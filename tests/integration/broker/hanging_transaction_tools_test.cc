@@ -237,10 +237,14 @@ TEST(HangingTransactionToolsTest, FindDescribeAbortAndReadPast) {
             Code(ErrorCode::kTransactionalIdNotFound));
   EXPECT_EQ(txns.transactions[3].error_code, Code(ErrorCode::kInvalidRequest));
 
-  // 3. Abort it as Kafka's admin client does. An older epoch is refused and
-  // writes nothing.
-  EXPECT_EQ(WriteMarker(c, h.producer_id, h.producer_epoch - 1, 0, false),
+  // 3. Abort it as Kafka's admin client does. An epoch older than any is
+  // refused and writes nothing; epoch -1 (the producer's is 0) fails the whole
+  // request as in Kafka, which cannot build a control batch for it.
+  ASSERT_EQ(h.producer_epoch, 0);
+  EXPECT_EQ(WriteMarker(c, h.producer_id, -2, 0, false),
             Code(ErrorCode::kInvalidProducerEpoch));
+  EXPECT_EQ(WriteMarker(c, h.producer_id, -1, 0, false),
+            Code(ErrorCode::kUnknownServerError));
   EXPECT_EQ(WriteMarker(c, h.producer_id, h.producer_epoch, 0, false,
                         /*partition=*/7),
             Code(ErrorCode::kUnknownTopicOrPartition));

@@ -398,9 +398,8 @@ TEST_F(HangingTransactionWireTest, FindDescribeAbortAnOpenTransaction) {
 
   // 5. Abort it on the partition as Kafka's admin client does. An epoch older
   // than the producer's is refused, as is a partition the topic lacks; neither
-  // writes anything. (Epoch -1, none, is not tried: Kafka fails such a
-  // request as a whole, UNKNOWN_SERVER_ERROR, where the bundled broker answers
-  // INVALID_PRODUCER_EPOCH, and its broker tests rely on that.)
+  // writes anything. (Epoch -1, none, fails the request as a whole:
+  // MarkersKafkaCannotWrite.)
   EXPECT_EQ(WriteAbortMarker(leader, topic, 0, producer_id,
                              static_cast<int16_t>(producer_epoch - 1), 0),
             Code(ErrorCode::kInvalidProducerEpoch));
@@ -516,6 +515,9 @@ TEST_F(HangingTransactionWireTest, MarkersKafkaCannotWrite) {
   // Below -1 is older than the epoch of a producer not seen yet.
   EXPECT_THAT(write({marker(777001, -2, {0})}),
               ElementsAre(Code(ErrorCode::kInvalidProducerEpoch)));
+  // Epoch -1 with a producer id: nothing to build either.
+  EXPECT_THAT(write({marker(777002, -1, {0})}),
+              ElementsAre(unknown_server_error));
   // No producer id on a partition the broker lacks: nothing is built, so
   // the partition's own error.
   EXPECT_THAT(write({marker(-1, 0, {5})}),
