@@ -17,8 +17,9 @@
 //   op % 8 == 7     the payload is written as raw bytes, no size prefix added
 //                   (frames split or run together across writes).
 // After each step the loop runs until it has nothing ready. Responses are read
-// and dropped: the sanitizers, the broker's own checks and the Responder's
-// "answered exactly once" rule are the oracles.
+// and dropped: the oracles are the sanitizers (memory errors, leaks, undefined
+// behaviour), the broker's own checks, and libFuzzer's timeout and memory
+// limit.
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
