@@ -54,6 +54,24 @@ TEST(ProducerOptionsTest, DefaultsAreSafe) {
   EXPECT_EQ(p->at("bootstrap.servers"), kBootstrap);
 }
 
+// Issue 23: librdkafka's reconnect back-off grows to 10 s when connections die
+// young; the SDK caps it at 200 ms (bench/fault_recovery_bench).
+TEST(ProducerOptionsTest, DefaultsRecoverQuicklyFromDroppedConnections) {
+  auto p = LibrdkafkaProperties(Producer());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->at("reconnect.backoff.ms"), "50");
+  EXPECT_EQ(p->at("reconnect.backoff.max.ms"), "200");
+}
+
+TEST(ProducerOptionsTest, ExplicitReconnectBackoffWins) {
+  auto p =
+      LibrdkafkaProperties(Producer({{"reconnect.backoff.ms", "100"},
+                                     {"reconnect.backoff.max.ms", "10000"}}));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->at("reconnect.backoff.ms"), "100");
+  EXPECT_EQ(p->at("reconnect.backoff.max.ms"), "10000");
+}
+
 TEST(ProducerOptionsTest, PropertiesPassThroughByTheirUsualName) {
   auto p = LibrdkafkaProperties(
       Producer({{"linger.ms", "5"}, {"compression.type", "zstd"}}));
@@ -216,6 +234,18 @@ TEST(ConsumerOptionsTest, DefaultsAreSafe) {
   EXPECT_EQ(p->at("enable.auto.commit"), "false");
   EXPECT_EQ(p->at("auto.offset.reset"), "earliest");
   EXPECT_EQ(p->at("group.id"), "g");
+}
+
+TEST(ConsumerOptionsTest, DefaultsRecoverQuicklyFromDroppedConnections) {
+  auto p = LibrdkafkaProperties(Consumer());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->at("reconnect.backoff.ms"), "50");
+  EXPECT_EQ(p->at("reconnect.backoff.max.ms"), "200");
+  auto mine =
+      LibrdkafkaProperties(Consumer({{"reconnect.backoff.max.ms", "5000"}}));
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  EXPECT_EQ(mine->at("reconnect.backoff.max.ms"), "5000");
+  EXPECT_EQ(mine->at("reconnect.backoff.ms"), "50");
 }
 
 TEST(ConsumerOptionsTest, GroupIdIsRequired) {
