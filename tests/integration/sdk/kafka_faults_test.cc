@@ -284,23 +284,12 @@ TEST_F(KafkaFaultsTest,
   ASSERT_TRUE(coordinator.ok()) << coordinator.status();
   KillAndRestart(*coordinator);
 
-  // Done when a read_committed reader has seen as many outputs as inputs (a
-  // processor's own count can miss a commit whose answer died with the
-  // broker, so it is not the measure).
-  {
-    auto watcher = Consumer::Create(ConsumerOpts(TestCluster::UniqueName("w")));
-    ASSERT_TRUE(watcher.ok()) << watcher.status();
-    ASSERT_TRUE((*watcher)->Subscribe({output}).ok());
-    size_t seen = 0;
-    const auto deadline = std::chrono::steady_clock::now() + 3 * kPatience;
-    while (seen < static_cast<size_t>(kInputs) &&
-           std::chrono::steady_clock::now() < deadline) {
-      auto batch = (*watcher)->PollBatch(500, std::chrono::milliseconds(200));
-      ASSERT_TRUE(batch.ok()) << batch.status();
-      seen += batch->size();
-    }
-    EXPECT_GE(seen, static_cast<size_t>(kInputs)) << "output incomplete";
-  }
+  // Done when a read_committed reader has seen every output (a processor's
+  // own count can miss a commit whose answer died with the broker, so it is
+  // not the measure).
+  EXPECT_EQ(AwaitDistinctValues(output, kInputs, 3 * kPatience),
+            static_cast<size_t>(kInputs))
+      << "output incomplete";
   stop.store(true);
   worker.join();
   std::printf(

@@ -70,23 +70,13 @@ TEST_F(ProcessorKillTest, KilledAtRandomPointsTheOutputIsExactlyFOfInput) {
   // The last one runs until the output is complete, then stops cleanly.
   Child last(args);
   ASSERT_TRUE(last.started());
-  {
-    auto watcher = Consumer::Create(ConsumerOpts(TestCluster::UniqueName("w")));
-    ASSERT_TRUE(watcher.ok()) << watcher.status();
-    ASSERT_TRUE((*watcher)->Subscribe({output}).ok());
-    size_t seen = 0;
-    const auto deadline = std::chrono::steady_clock::now() + 2 * kPatience;
-    while (seen < static_cast<size_t>(kInputs) &&
-           std::chrono::steady_clock::now() < deadline) {
-      auto batch = (*watcher)->PollBatch(500, std::chrono::milliseconds(200));
-      ASSERT_TRUE(batch.ok()) << batch.status();
-      seen += batch->size();
-      int status = 0;
-      ASSERT_FALSE(last.Exited(&status))
-          << "the last processor exited by itself with status " << status;
-    }
-    ASSERT_GE(seen, static_cast<size_t>(kInputs)) << "output incomplete";
-  }
+  const size_t seen =
+      AwaitDistinctValues(output, kInputs, 2 * kPatience, [&last] {
+        int status = 0;
+        ASSERT_FALSE(last.Exited(&status))
+            << "the last processor exited by itself with status " << status;
+      });
+  ASSERT_EQ(seen, static_cast<size_t>(kInputs)) << "output incomplete";
   last.Signal(SIGTERM);
   const int status = last.Wait();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exactly/exactly.h"
@@ -141,6 +143,7 @@ class SdkTest : public ::testing::Test {
     if (!consumer.ok()) return {};
     EXPECT_TRUE((*consumer)->Subscribe({topic}).ok());
     std::vector<ReadRecord> out;
+    std::set<std::pair<int32_t, int64_t>> read;  // (partition, offset)
     std::set<int32_t> ended;
     const auto deadline = std::chrono::steady_clock::now() + kPatience;
     while (static_cast<int>(ended.size()) < partitions &&
@@ -154,12 +157,42 @@ class SdkTest : public ::testing::Test {
         if (msg.value() == token) ended.insert(msg.partition());
         continue;
       }
+      // A record read again after the reader's group rebalanced (it starts
+      // over: no committed offsets) is the same record, not a duplicate.
+      if (!read.insert({msg.partition(), msg.offset()}).second) continue;
       out.push_back({std::string(msg.key()), std::string(msg.value()),
                      msg.partition(), msg.offset()});
     }
     EXPECT_EQ(static_cast<int>(ended.size()), partitions)
         << "did not read " << topic << " to its end markers";
     return out;
+  }
+
+  // Reads `topic` read_committed, in a group of its own, until `n` distinct
+  // values were seen or `patience` passed; returns how many were. Distinct
+  // values, not records: a reader whose group rebalances (its coordinator
+  // restarted) reads again from the start, and counting records twice would
+  // call an unfinished output complete. `each_poll` runs between polls (to
+  // check that the writer is still alive); a fatal failure in it ends the
+  // wait.
+  size_t AwaitDistinctValues(const std::string& topic, size_t n,
+                             std::chrono::seconds patience,
+                             const std::function<void()>& each_poll = {}) {
+    auto reader = Consumer::Create(ConsumerOpts(TestCluster::UniqueName("w")));
+    EXPECT_TRUE(reader.ok()) << reader.status();
+    if (!reader.ok()) return 0;
+    EXPECT_TRUE((*reader)->Subscribe({topic}).ok());
+    std::set<std::string> seen;
+    const auto deadline = std::chrono::steady_clock::now() + patience;
+    while (seen.size() < n && std::chrono::steady_clock::now() < deadline) {
+      auto batch = (*reader)->PollBatch(500, std::chrono::milliseconds(200));
+      EXPECT_TRUE(batch.ok()) << batch.status();
+      if (!batch.ok()) break;
+      for (const Message& m : *batch) seen.insert(std::string(m.value()));
+      if (each_poll) each_poll();
+      if (::testing::Test::HasFatalFailure()) break;
+    }
+    return seen.size();
   }
 
   static std::multiset<std::string> Values(const std::vector<ReadRecord>& rs) {
