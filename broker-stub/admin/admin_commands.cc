@@ -25,7 +25,8 @@ struct Command {
 absl::StatusOr<Command> Parse(std::string_view line) {
   Command c;
   for (absl::string_view word :
-       absl::StrSplit(absl::string_view(line.data(), line.size()), ' ', absl::SkipEmpty())) {
+       absl::StrSplit(absl::string_view(line.data(), line.size()), ' ',
+                      absl::SkipEmpty())) {
     if (c.verb.empty()) {
       c.verb = std::string(word);
       continue;
@@ -45,7 +46,8 @@ class Args {
  public:
   explicit Args(const Command& c) : c_(c) {}
 
-  absl::StatusOr<int64_t> Int(const std::string& key, std::optional<int64_t> fallback) {
+  absl::StatusOr<int64_t> Int(const std::string& key,
+                              std::optional<int64_t> fallback) {
     used_.insert(key);
     auto it = c_.args.find(key);
     if (it == c_.args.end()) {
@@ -54,7 +56,8 @@ class Args {
     }
     int64_t v = 0;
     if (!absl::SimpleAtoi(it->second, &v)) {
-      return absl::InvalidArgumentError(absl::StrCat(key, "=", it->second, " is not a number"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(key, "=", it->second, " is not a number"));
     }
     return v;
   }
@@ -75,7 +78,8 @@ class Args {
       } else if (absl::SimpleAtoi(*api, &number)) {
         m.api_key = static_cast<int16_t>(number);
       } else {
-        return absl::InvalidArgumentError(absl::StrCat("unknown api '", *api, "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown api '", *api, "'"));
       }
     }
     m.topic = Str("topic");
@@ -90,7 +94,8 @@ class Args {
   absl::Status CheckAllUsed() const {
     for (const auto& [key, value] : c_.args) {
       if (!used_.count(key)) {
-        return absl::InvalidArgumentError(absl::StrCat("unknown argument ", key, "="));
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown argument ", key, "="));
       }
     }
     return absl::OkStatus();
@@ -118,13 +123,18 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     absl::StatusOr<FaultMatch> match = args.Match();
     if (!match.ok()) return match.status();
     std::optional<std::string> error = args.Str("error");
-    if (!error) return absl::InvalidArgumentError("missing error=<KAFKA_ERROR_NAME>");
-    std::optional<protocol::ErrorCode> code = protocol::ErrorCodeFromName(*error);
-    if (!code) return absl::InvalidArgumentError(absl::StrCat("unknown error '", *error, "'"));
+    if (!error)
+      return absl::InvalidArgumentError("missing error=<KAFKA_ERROR_NAME>");
+    std::optional<protocol::ErrorCode> code =
+        protocol::ErrorCodeFromName(*error);
+    if (!code)
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown error '", *error, "'"));
     absl::StatusOr<int64_t> count = args.Int("count", 1);
     if (!count.ok()) return count.status();
     if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
-    faults.FailRequests(*match, static_cast<int16_t>(*code), static_cast<int>(*count));
+    faults.FailRequests(*match, static_cast<int16_t>(*code),
+                        static_cast<int>(*count));
     return std::string();
   }
   if (c.verb == "drop-produce-responses") {
@@ -135,7 +145,8 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     if (!count.ok()) return count.status();
     if (!one_in.ok()) return one_in.status();
     if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
-    faults.DropProduceResponses(static_cast<int>(*count), static_cast<int>(*one_in), *match);
+    faults.DropProduceResponses(static_cast<int>(*count),
+                                static_cast<int>(*one_in), *match);
     return std::string();
   }
   if (c.verb == "latency") {
@@ -177,7 +188,8 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     } else if (mode == "power-loss") {
       m = Broker::RestartMode::kPowerLoss;
     } else {
-      return absl::InvalidArgumentError("mode must be clean, crash or power-loss");
+      return absl::InvalidArgumentError(
+          "mode must be clean, crash or power-loss");
     }
     if (absl::Status s = broker.Restart(m); !s.ok()) return s;
     return std::string();
@@ -190,8 +202,8 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
   if (c.verb == "history") {
     if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
     std::vector<std::string> lines = faults.History();
-    return absl::StrCat(lines.size(), "\n", absl::StrJoin(lines, "\n"), lines.empty() ? "" : "\n",
-                        "end");
+    return absl::StrCat(lines.size(), "\n", absl::StrJoin(lines, "\n"),
+                        lines.empty() ? "" : "\n", "end");
   }
   if (c.verb == "create-topic") {
     std::optional<std::string> name = args.Str("name");
@@ -199,7 +211,9 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     if (!name) return absl::InvalidArgumentError("missing name=");
     if (!partitions.ok()) return partitions.status();
     if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
-    if (absl::Status s = broker.CreateTopic(*name, static_cast<int32_t>(*partitions)); !s.ok()) {
+    if (absl::Status s =
+            broker.CreateTopic(*name, static_cast<int32_t>(*partitions));
+        !s.ok()) {
       return s;
     }
     return std::string();
@@ -213,8 +227,9 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     absl::StatusOr<PartitionOffsets> o =
         broker.Offsets(*topic, static_cast<int32_t>(*partition));
     if (!o.ok()) return o.status();
-    return absl::StrCat("log_start=", o->log_start_offset, " hwm=", o->high_watermark,
-                        " lso=", o->last_stable_offset, " leo=", o->log_end_offset);
+    return absl::StrCat(
+        "log_start=", o->log_start_offset, " hwm=", o->high_watermark,
+        " lso=", o->last_stable_offset, " leo=", o->log_end_offset);
   }
   // KIP-664's tools for a hanging transaction: find it, then end it.
   if (c.verb == "describe-producers") {
@@ -250,7 +265,8 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     if (!marker.ok()) return marker.status();
     return absl::StrCat("marker_offset=", *marker);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown command '", c.verb, "' (try help)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown command '", c.verb, "' (try help)"));
 }
 
 }  // namespace
@@ -264,8 +280,10 @@ std::string RunAdminCommand(Broker& broker, std::string_view line) {
 }
 
 std::string AdminHelp() {
-  return "commands: fail-requests api= error= [count=1] [topic=] [partition=] | "
-         "drop-produce-responses [count=1] [one-in=1] [topic=] | latency ms= [api=] | "
+  return "commands: fail-requests api= error= [count=1] [topic=] [partition=] "
+         "| "
+         "drop-produce-responses [count=1] [one-in=1] [topic=] | latency ms= "
+         "[api=] | "
          "close-connections | down ms= | hold-txn-markers [count=1] | "
          "restart [mode=clean|crash|power-loss] | clear | history | "
          "create-topic name= [partitions=1] | offsets topic= [partition=0] | "
