@@ -3,6 +3,8 @@
 #
 #   scripts/setup.sh [--build-dir DIR] [--sanitize address,undefined] [--werror] [--no-build]
 #                    [--tests-only]   (no benchmarks, no Python module: the sanitizer build)
+#                    [--python]       with --tests-only: the Python module all the same (TSan)
+#                    [--target T]     build only target T (repeatable; default: all)
 #                    [--build-type T] (default RelWithDebInfo; CI uses Release: no debug info to write)
 #                    [--demo]         only what the exactly-once demo needs: the library and broker
 #                                     packages, and the one target exactly_once_demo (no tests,
@@ -24,6 +26,8 @@ BUILD_TYPE=RelWithDebInfo
 DEMO=0
 JAVA=0
 FUZZ=0
+PYTHON=""
+TARGET=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD_DIR="$2"; shift 2 ;;
@@ -31,6 +35,8 @@ while [ $# -gt 0 ]; do
     --werror) WERROR=ON; shift ;;
     --no-build) BUILD=0; shift ;;
     --tests-only) EXTRAS=OFF; shift ;;
+    --python) PYTHON=ON; shift ;;
+    --target) TARGET+=(--target "$2"); shift 2 ;;
     --build-type) BUILD_TYPE="$2"; shift 2 ;;
     --demo) DEMO=1; shift ;;
     --java) JAVA=1; shift ;;
@@ -85,16 +91,17 @@ command -v ninja >/dev/null && GENERATOR=(-G Ninja)
 # warnings inside libstdc++, which -Werror would turn into failures).
 TESTS=ON
 EXAMPLES=$EXTRAS
-TARGET=()
 if [ "$DEMO" = 1 ]; then
   TESTS=OFF
   EXTRAS=OFF
   EXAMPLES=ON
   TARGET=(--target exactly_once_demo)
+  PYTHON=OFF
 fi
+PYTHON=${PYTHON:-$EXTRAS}
 cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
   -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
   -DEXACTLY_WERROR="$WERROR" -DEXACTLY_SANITIZE="$SANITIZE" -DEXACTLY_BUILD_TESTS="$TESTS" \
-  -DEXACTLY_BUILD_EXAMPLES="$EXAMPLES" -DEXACTLY_BUILD_BENCH="$EXTRAS" -DEXACTLY_BUILD_PYTHON="$EXTRAS" \
+  -DEXACTLY_BUILD_EXAMPLES="$EXAMPLES" -DEXACTLY_BUILD_BENCH="$EXTRAS" -DEXACTLY_BUILD_PYTHON="$PYTHON" \
   -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)" "${TARGET[@]}"
