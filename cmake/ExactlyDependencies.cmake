@@ -3,6 +3,15 @@ find_package(Threads REQUIRED)
 find_package(absl REQUIRED)       # Status/StatusOr, strings, synchronization, flags
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RDKAFKA REQUIRED IMPORTED_TARGET rdkafka)  # the Kafka client the SDK wraps
+if(EXACTLY_SANITIZE MATCHES "thread")
+  # librdkafka's C11 threads and locks, routed through the pthread functions TSan intercepts
+  # (tests/support/tsan_c11_threads.c says why); every program that links librdkafka gets it.
+  add_library(exactly_tsan_c11_threads SHARED
+              ${PROJECT_SOURCE_DIR}/tests/support/tsan_c11_threads.c)
+  target_link_libraries(exactly_tsan_c11_threads PRIVATE Threads::Threads)
+  set_property(TARGET PkgConfig::RDKAFKA APPEND PROPERTY INTERFACE_LINK_LIBRARIES
+               exactly_tsan_c11_threads)
+endif()
 find_package(ZLIB REQUIRED)       # gzip record batches
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)     # zstd record batches
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)       # lz4 record batches
