@@ -16,8 +16,36 @@
 #include "spool/block.h"
 #include "spool/wal_salvage.h"
 
+#if defined(__SANITIZE_THREAD__)
+// ThreadSanitizer's dynamic annotations (libtsan; scripts/tsan.sh).
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesEnd(const char* file, int line);
+#endif
+
 namespace exactly::internal::spool {
 namespace {
+
+// db->Write. Under ThreadSanitizer, the memory accesses made inside it are not
+// recorded: RocksDB (not instrumented) hands a writer's batch to the leader of
+// its write group with atomics TSan cannot see, and the leader copies it with
+// libstdc++'s string code, which is instrumented in our binary, so the copy
+// looks like a race with the thread that built the batch. Locks still count,
+// and the batch is built and freed outside, where accesses are recorded.
+rocksdb::Status Write(rocksdb::DB& db, const rocksdb::WriteOptions& options,
+                      rocksdb::WriteBatch* batch) {
+#if defined(__SANITIZE_THREAD__)
+  AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+  AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+  rocksdb::Status s = db.Write(options, batch);
+  AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+  AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+  return s;
+#else
+  return db.Write(options, batch);
+#endif
+}
 
 absl::Status FromRocksDb(const rocksdb::Status& s, std::string_view context) {
   if (s.ok()) return absl::OkStatus();
@@ -204,7 +232,7 @@ absl::StatusOr<std::unique_ptr<SpoolStore>> SpoolStore::Open(
     }
     rocksdb::WriteOptions sync;
     sync.sync = true;
-    if (rocksdb::Status w = store->db_->Write(sync, &batch); !w.ok()) {
+    if (rocksdb::Status w = Write(*store->db_, sync, &batch); !w.ok()) {
       return FromRocksDb(w, "initialise spool");
     }
     created = empty;
@@ -333,7 +361,7 @@ absl::Status SpoolStore::Load(StoreState* state, bool created,
     if (restored > 0 && !read_only_) {
       rocksdb::WriteOptions sync;
       sync.sync = true;
-      if (rocksdb::Status w = db_->Write(sync, &batch); !w.ok()) {
+      if (rocksdb::Status w = Write(*db_, sync, &batch); !w.ok()) {
         return FromRocksDb(w, "restore salvaged records");
       }
     }
@@ -391,7 +419,7 @@ absl::Status SpoolStore::Load(StoreState* state, bool created,
   }
   state->next_seq = next_seq;
   if (stale.Count() > 0 && !read_only_) {
-    db_->Write(rocksdb::WriteOptions(), &stale).PermitUncheckedError();
+    Write(*db_, rocksdb::WriteOptions(), &stale).PermitUncheckedError();
   }
   return absl::OkStatus();
 }
@@ -418,7 +446,7 @@ absl::Status SpoolStore::ConvertToBlocks() {
   batch.Put(kFormatKey, kFormatValue);
   rocksdb::WriteOptions sync;
   sync.sync = true;
-  return FromRocksDb(db_->Write(sync, &batch), "convert a format-1 spool");
+  return FromRocksDb(Write(*db_, sync, &batch), "convert a format-1 spool");
 }
 
 absl::Status SpoolStore::Append(
@@ -439,7 +467,7 @@ absl::Status SpoolStore::Append(
   }
   rocksdb::WriteOptions w;
   w.sync = sync;
-  return FromRocksDb(db_->Write(w, &batch), "spool append");
+  return FromRocksDb(Write(*db_, w, &batch), "spool append");
 }
 
 absl::Status SpoolStore::SyncWal() {
@@ -494,7 +522,7 @@ absl::Status SpoolStore::DeleteCommitted(uint64_t from, uint64_t through) {
   batch.DeleteRange(SeqKey(kBlockPrefix, from),
                     SeqKey(kBlockPrefix, through + 1));
   batch.Put(kCommittedKey, EncodeU64(through));
-  return FromRocksDb(db_->Write(rocksdb::WriteOptions(), &batch),
+  return FromRocksDb(Write(*db_, rocksdb::WriteOptions(), &batch),
                      "spool delete committed");
 }
 
@@ -502,7 +530,7 @@ absl::Status SpoolStore::DeleteRecords(uint64_t from, uint64_t through) {
   rocksdb::WriteBatch batch;
   batch.DeleteRange(SeqKey(kBlockPrefix, from),
                     SeqKey(kBlockPrefix, through + 1));
-  return FromRocksDb(db_->Write(rocksdb::WriteOptions(), &batch),
+  return FromRocksDb(Write(*db_, rocksdb::WriteOptions(), &batch),
                      "spool delete withdrawn");
 }
 
@@ -521,13 +549,14 @@ absl::Status SpoolStore::Quarantine(uint64_t quarantine_id,
   batch.Put(kNextQuarantineKey, EncodeU64(quarantine_id + 1));
   rocksdb::WriteOptions w;
   w.sync = true;
-  return FromRocksDb(db_->Write(w, &batch), "spool quarantine");
+  return FromRocksDb(Write(*db_, w, &batch), "spool quarantine");
 }
 
 absl::Status SpoolStore::PutSent(uint64_t seq) {
-  return FromRocksDb(
-      db_->Put(rocksdb::WriteOptions(), kSentKey, EncodeU64(seq)),
-      "spool mark sent");
+  rocksdb::WriteBatch batch;  // db_->Put, through Write
+  batch.Put(kSentKey, EncodeU64(seq));
+  return FromRocksDb(Write(*db_, rocksdb::WriteOptions(), &batch),
+                     "spool mark sent");
 }
 
 std::vector<std::pair<uint64_t, QuarantineEntry>> SpoolStore::ListQuarantine() {
