@@ -1,7 +1,7 @@
 // C11 threads (<threads.h>) on top of pthreads, for ThreadSanitizer builds only
-// (scripts/tsan.sh). Debian's librdkafka creates its threads and takes its locks
-// with glibc's C11 functions, which call glibc's pthread code internally, past
-// the pthread_* interceptors of GCC 12's TSan runtime (it has none for C11
+// (scripts/tsan.sh). Debian's librdkafka creates its threads and takes its
+// locks with glibc's C11 functions, which call glibc's pthread code internally,
+// past the pthread_* interceptors of GCC 12's TSan runtime (it has none for C11
 // threads). Without this, librdkafka's threads are unknown to TSan, which
 // crashes in the first allocation one of them makes, and its mutexes and
 // condition variables order nothing for TSan. Defined here, these functions
