@@ -1,5 +1,9 @@
 #include "callbacks.h"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <utility>
 
 #include "natives.h"
@@ -7,6 +11,7 @@
 namespace exactly::python {
 
 CallbackQueue::~CallbackQueue() {
+  if (const int fd = wake_fd_.load(); fd >= 0) close(fd);
   bool has_callbacks = false;
   for (const QueuedCall& call : calls_)
     has_callbacks |= call.callback != nullptr;
@@ -16,12 +21,54 @@ CallbackQueue::~CallbackQueue() {
 }
 
 void CallbackQueue::Push(QueuedCall call) {
+  bool was_empty = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    was_empty = calls_.empty();
     calls_.push_back(std::move(call));
     size_.fetch_add(1, std::memory_order_release);
   }
   cv_.notify_all();
+  if (!was_empty) return;
+  // After the lock: the loop's drain may take the call at once; a wake-up
+  // with nothing left to drain is harmless.
+  if (const int fd = wake_fd_.load(std::memory_order_acquire); fd >= 0) {
+    const uint64_t one = 1;
+    // Fails only with EAGAIN (the counter is full, so already readable).
+    [[maybe_unused]] const ssize_t n = write(fd, &one, sizeof(one));
+  }
+}
+
+bool CallbackQueue::DrainForLoop(int max_calls, py::handle default_delivery,
+                                 py::handle on_error) {
+  ClearWake();
+  Drain(default_delivery, on_error, max_calls);
+  return !empty();
+}
+
+int CallbackQueue::WakeFd() {
+  std::lock_guard<std::mutex> lock(mu_);
+  int fd = wake_fd_.load();
+  if (fd >= 0) return fd;
+  fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (fd < 0) {
+    PyErr_SetFromErrno(PyExc_OSError);
+    throw py::error_already_set();
+  }
+  wake_fd_.store(fd, std::memory_order_release);
+  // Calls queued before the descriptor existed: signal them now.
+  if (!calls_.empty()) {
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = write(fd, &one, sizeof(one));
+  }
+  return fd;
+}
+
+void CallbackQueue::ClearWake() {
+  const int fd = wake_fd_.load(std::memory_order_acquire);
+  if (fd < 0) return;
+  uint64_t count = 0;
+  [[maybe_unused]] const ssize_t n = read(fd, &count, sizeof(count));
 }
 
 void CallbackQueue::PushReport(PyObject* callback,
@@ -47,9 +94,12 @@ void CallbackQueue::PushError(const absl::Status& status) {
   Push(std::move(call));
 }
 
-int CallbackQueue::Drain(py::handle default_delivery, py::handle on_error) {
+int CallbackQueue::Drain(py::handle default_delivery, py::handle on_error,
+                         int max_calls) {
   int ran = 0;
-  while (!empty()) {
+  int taken = 0;
+  while (!empty() && (max_calls < 0 || taken < max_calls)) {
+    ++taken;
     QueuedCall call;
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -3,6 +3,8 @@
 // They push what happened onto a CallbackQueue, and the thread that next
 // calls into the client (send, poll, flush, close, a future's result, ...)
 // runs the Python callbacks, holding the GIL, in the order they were queued.
+// For an event loop (exactly.aio) a queue can also signal a file descriptor
+// when a call is queued, so the loop drains it on its own thread.
 #ifndef EXACTLY_BINDINGS_PYTHON_SRC_CALLBACKS_H_
 #define EXACTLY_BINDINGS_PYTHON_SRC_CALLBACKS_H_
 
@@ -50,6 +52,7 @@ class CallbackQueue {
   CallbackQueue(const CallbackQueue&) = delete;
   CallbackQueue& operator=(const CallbackQueue&) = delete;
   // Drops (without calling) what is left; needs the GIL if anything is.
+  // Closes the wake-up descriptor, if any.
   ~CallbackQueue();
 
   // Any thread, GIL not needed.
@@ -64,7 +67,21 @@ class CallbackQueue {
   // for errors (either may be None: such calls are dropped). A callback that
   // raises stops the drain; the exception propagates and the rest stay
   // queued. Returns the number of calls run.
-  int Drain(py::handle default_delivery, py::handle on_error);
+  // At most `max_calls` when not negative (then some may stay queued).
+  int Drain(py::handle default_delivery, py::handle on_error,
+            int max_calls = -1);
+
+  // The wake-up descriptor (an eventfd, non-blocking, created on the first
+  // call): readable from when a call is queued onto an empty queue until
+  // ClearWake(). Raises OSError if it cannot be created.
+  int WakeFd();
+  // Resets the descriptor; call before draining, so that a call queued
+  // after the drain emptied the queue signals it again.
+  void ClearWake();
+  // With the GIL, for the loop's reader: ClearWake(), then Drain() up to
+  // `max_calls`. True if calls are left (the loop schedules another drain).
+  bool DrainForLoop(int max_calls, py::handle default_delivery,
+                    py::handle on_error);
 
   // Without the GIL: waits up to `timeout` for a call to be queued.
   void Wait(std::chrono::milliseconds timeout);
@@ -74,6 +91,7 @@ class CallbackQueue {
   std::condition_variable cv_;
   std::deque<QueuedCall> calls_;
   std::atomic<size_t> size_{0};
+  std::atomic<int> wake_fd_{-1};
 };
 
 // exactly.DeliveryReport for a queued report.

@@ -55,6 +55,13 @@ class ProducerBase {
   // For the thread that completes futures: waits (GIL released) up to
   // `timeout` for reports, completes them; false once closed and done.
   bool CompleteFutures(std::optional<double> timeout);
+  // For an event loop (exactly.aio): the descriptor that becomes readable
+  // when send_future reports are queued, and the drain that completes up to
+  // `max_calls` of them on the calling thread (true: some are left).
+  int LoopFd() { return futures_->WakeFd(); }
+  bool LoopDrain(int max_calls) {
+    return futures_->DrainForLoop(max_calls, py::none(), py::none());
+  }
   size_t SendBatch(py::handle topic, py::handle records, int32_t partition,
                    py::handle on_delivery);
   int Poll(std::optional<double> timeout);

@@ -311,6 +311,8 @@ void DefineProducerApi(Class& cls) {
            py::arg("key"), py::arg("partition"), py::arg("timestamp_ms"),
            py::arg("headers"), py::arg("complete"))
       .def("complete_futures", &T::CompleteFutures, py::arg("timeout"))
+      .def("loop_fd", &T::LoopFd)
+      .def("loop_drain", &T::LoopDrain, py::arg("max_calls"))
       .def("send_batch", &T::SendBatch, py::arg("topic"), py::arg("records"),
            py::arg("partition"), py::arg("on_delivery"))
       .def("poll", &T::Poll, py::arg("timeout"))

@@ -233,6 +233,14 @@ class PySpooledProducer {
     Check(FlushInSlices(Deadline::After(timeout)));
   }
 
+  // For an event loop (exactly.aio): the descriptor that becomes readable
+  // when on_durable calls (or errors) are queued, and the drain that runs up
+  // to `max_calls` of them on the calling thread (true: some are left).
+  int LoopFd() { return queue_->WakeFd(); }
+  bool LoopDrain(int max_calls) {
+    return queue_->DrainForLoop(max_calls, py::none(), on_error_);
+  }
+
   int Poll(std::optional<double> timeout) {
     return PollCallbacks(*queue_, timeout, [this] { return Drain(); });
   }
@@ -357,6 +365,8 @@ void RegisterSpool(py::module_& m) {
            py::arg("cursor"), py::arg("on_durable"))
       .def("flush", &PySpooledProducer::Flush, py::arg("timeout"))
       .def("poll", &PySpooledProducer::Poll, py::arg("timeout"))
+      .def("loop_fd", &PySpooledProducer::LoopFd)
+      .def("loop_drain", &PySpooledProducer::LoopDrain, py::arg("max_calls"))
       .def("close", &PySpooledProducer::Close, py::arg("drain_timeout"))
       .def("metrics", &PySpooledProducer::Metrics)
       .def("quarantined", &PySpooledProducer::Quarantined)
