@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Does exactly.aio keep the event loop responsive? A 1 ms periodic timer
+runs in the loop and records how late each tick fires, while the same loop
+awaits 10,000 sends through exactly.aio.Producer to the bundled broker
+(in this process). Its lateness is compared with the timer's own in the
+same run with nothing else going on (the baseline).
+
+  baseline   the timer alone, for BASELINE seconds
+  writers    10,000 awaited sends: WRITERS tasks, each awaiting its sends
+             one after the other (`await p.send(...)` resolves on delivery)
+  burst      10,000 sends awaited at once: asyncio.gather over 10,000
+             send() coroutines (the application creates 10,000 tasks in
+             one turn of the loop, which costs the loop what it costs)
+  batch      10,000 sends by one `await p.send_batch(...)`, which queues
+             256 records per turn of the loop
+  sync       for contrast: the blocking exactly.Producer called on the
+             loop's thread (send x 10,000, then flush)
+
+Per scenario: ticks, and the timer's lateness p50 / p99 / max in ms. The
+target (issue 23): the writers' max lateness within a few ms of the
+baseline's.
+
+  PYTHONPATH=build/bindings/python /usr/bin/python3 \\
+      bench/python_aio_loop_latency_bench.py [N=10000] [WRITERS=100] \\
+      [ROUNDS=3]
+"""
+
+import asyncio
+import statistics
+import sys
+import time
+from typing import Awaitable, Callable, List
+
+import exactly
+import exactly.aio
+from exactly.testing import Broker
+
+TOPIC = "bench"
+VALUE = b"x" * 100
+PERIOD = 0.001
+BASELINE = 2.0
+
+
+class Timer:
+    """Fires every PERIOD seconds (call_at at the planned times) and
+    records how late each firing is."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.lateness: List[float] = []
+        self.next = loop.time() + PERIOD
+        self.handle = loop.call_at(self.next, self.fire)
+
+    def fire(self) -> None:
+        now = self.loop.time()
+        self.lateness.append(now - self.next)
+        self.next += PERIOD
+        if self.next < now:  # skip the periods missed entirely
+            self.next = now + PERIOD
+        self.handle = self.loop.call_at(self.next, self.fire)
+
+    def stop(self) -> List[float]:
+        self.handle.cancel()
+        return self.lateness
+
+
+def summary(name: str, lateness: List[float], seconds: float) -> str:
+    ms = sorted(x * 1000 for x in lateness)
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    return (f"{name:9s} {seconds:7.3f} s  {len(ms):6d} ticks  "
+            f"p50 {statistics.median(ms):6.3f}  p99 {p99:7.3f}  "
+            f"max {ms[-1]:8.3f} ms")
+
+
+async def measure(work: Callable[[], Awaitable[None]]):
+    loop = asyncio.get_running_loop()
+    timer = Timer(loop)
+    start = time.perf_counter()
+    await work()
+    seconds = time.perf_counter() - start
+    await asyncio.sleep(2 * PERIOD)  # the tick the work may have delayed
+    return timer.stop(), seconds
+
+
+async def main(servers: str, n: int, writers: int):
+    results = {}
+
+    async def idle():
+        await asyncio.sleep(BASELINE)
+
+    results["baseline"] = await measure(idle)
+
+    p = exactly.aio.Producer(servers)
+    await p.send(TOPIC, VALUE)  # connected, metadata known
+
+    async def writer(count: int):
+        for _ in range(count):
+            await p.send(TOPIC, VALUE)
+
+    async def with_writers():
+        per = n // writers
+        await asyncio.gather(*(writer(per) for _ in range(writers)))
+
+    results["writers"] = await measure(with_writers)
+
+    async def burst():
+        await asyncio.gather(*(p.send(TOPIC, VALUE) for _ in range(n)))
+
+    results["burst"] = await measure(burst)
+
+    async def batch():
+        await p.send_batch(TOPIC, [VALUE] * n)
+
+    results["batch"] = await measure(batch)
+    await p.close()
+
+    sync = exactly.Producer(servers)
+    sync.send(TOPIC, VALUE)
+    sync.flush()
+
+    async def blocking():
+        for _ in range(n):
+            sync.send(TOPIC, VALUE)
+        sync.flush()
+
+    results["sync"] = await measure(blocking)
+    sync.close()
+    return results
+
+
+def run() -> None:
+    args = dict(a.split("=", 1) for a in sys.argv[1:])
+    n = int(args.get("N", 10000))
+    writers = int(args.get("WRITERS", 100))
+    rounds = int(args.get("ROUNDS", 3))
+    print(f"exactly.aio: a {PERIOD * 1000:.0f} ms timer's lateness while "
+          f"the loop awaits {n} sends ({writers} writers), "
+          f"librdkafka {exactly.librdkafka_version}")
+    with Broker(topics={TOPIC: 1}) as broker:
+        worst = {}
+        for r in range(rounds):
+            results = asyncio.run(main(broker.bootstrap_servers, n, writers))
+            print(f"round {r + 1}:")
+            for name, (lateness, seconds) in results.items():
+                print("  " + summary(name, lateness, seconds))
+                worst[name] = max(worst.get(name, 0.0), max(lateness))
+        base = worst["baseline"] * 1000
+        aio = worst["writers"] * 1000
+        print(f"worst max lateness over {rounds} rounds: baseline "
+              f"{base:.3f} ms, writers {aio:.3f} ms "
+              f"(+{aio - base:.3f} ms), burst "
+              f"{worst['burst'] * 1000:.3f} ms, batch "
+              f"{worst['batch'] * 1000:.3f} ms, sync "
+              f"{worst['sync'] * 1000:.3f} ms")
+
+
+if __name__ == "__main__":
+    run()
