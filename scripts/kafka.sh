@@ -11,7 +11,9 @@
 #   scripts/kafka.sh restart DIR NODE | stop DIR | destroy DIR | status DIR | bootstrap DIR
 #   scripts/kafka.sh leader DIR TOPIC PARTITION      # node id of the partition's leader
 #   scripts/kafka.sh coordinator DIR --transactional-id ID | --group ID
-#   scripts/kafka.sh fetch [--version V]             # only resolve the jars
+#   scripts/kafka.sh fetch [--version V] [--tools]   # only resolve the jars (--tools: kafka-tools)
+#   scripts/kafka.sh tool CLASS ARGS...              # one of Kafka's tools, e.g.
+#       org.apache.kafka.tools.TransactionsCommand --bootstrap-server H:P find-hanging --broker-id 1
 #
 # Exits 77 when Kafka cannot be had here (no java, no mvn, Maven Central unreachable), saying why.
 # Java 17 and Maven come from Debian (scripts/setup.sh installs them). All of it is in

@@ -54,6 +54,11 @@ ABSL_FLAG(bool, strict_sequence_reuse, false,
           "numbers of a batch whose transaction already ended (Kafka accepts "
           "it as a duplicate and the new records are lost); it is always "
           "logged.");
+ABSL_FLAG(bool, transaction_partition_verification, true,
+          "KIP-890 part 1, as Kafka 3.6+: refuse (INVALID_TXN_STATE) a "
+          "transactional batch for a partition not added to its producer's "
+          "transaction. Off, such a batch opens a hanging transaction that "
+          "kafka-transactions.sh find-hanging / abort can end.");
 ABSL_FLAG(int32_t, admin_port, -1,
           "Serve fault-injection commands on 127.0.0.1:PORT (0 picks a port, "
           "-1 disables); "
@@ -132,6 +137,8 @@ int main(int argc, char** argv) {
   options.node_id = absl::GetFlag(FLAGS_node_id);
   options.verbose = absl::GetFlag(FLAGS_verbose);
   options.strict_sequence_reuse = absl::GetFlag(FLAGS_strict_sequence_reuse);
+  options.transaction_partition_verification =
+      absl::GetFlag(FLAGS_transaction_partition_verification);
   if (options.default_partitions < 1) {
     std::fprintf(stderr,
                  "exactly-broker: --default-partitions must be at least 1\n");

@@ -38,6 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 POM = ROOT / "tests" / "kafka" / "pom.xml"
+TOOLS_POM = ROOT / "tests" / "kafka" / "tools" / "pom.xml"
 # 3.9.x is the last line that serves every protocol version librdkafka 2.0.2 (Debian 12)
 # negotiates; 4.0 removed old ones and librdkafka before 2.8 turns features off against it.
 DEFAULT_VERSION = os.environ.get("EXACTLY_KAFKA_VERSION", "3.9.1")
@@ -64,7 +65,19 @@ def cache_root() -> pathlib.Path:
 
 def fetch(version: str = DEFAULT_VERSION, quiet: bool = False) -> pathlib.Path:
     """The folder of Kafka `version`'s runtime jars, resolved from Maven Central on first use."""
-    libs = cache_root() / version / "libs"
+    return _resolve(POM, "kafka_2.13", "libs", version, quiet)
+
+
+def fetch_tools(version: str = DEFAULT_VERSION, quiet: bool = False) -> pathlib.Path:
+    """The folder of Kafka's command-line tools (kafka-tools: kafka-transactions.sh and the
+    others), resolved apart from the broker's jars so that the broker's classpath stays the
+    broker's."""
+    return _resolve(TOOLS_POM, "kafka-tools", "tools", version, quiet)
+
+
+def _resolve(pom: pathlib.Path, artifact: str, folder: str, version: str,
+             quiet: bool) -> pathlib.Path:
+    libs = cache_root() / version / folder
     if (libs / ".complete").exists():
         return libs
     java, mvn = shutil.which("java"), shutil.which("mvn")
@@ -72,25 +85,34 @@ def fetch(version: str = DEFAULT_VERSION, quiet: bool = False) -> pathlib.Path:
         raise Unavailable("no " + " and no ".join(n for n, p in (("java", java), ("mvn", mvn))
                                                   if p is None)
                           + " on PATH (scripts/setup.sh installs openjdk-17-jre-headless and maven)")
-    partial = libs.with_name("libs.partial")
+    partial = libs.with_name(folder + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    cmd = [mvn, "-B", "-q", "-f", str(POM), f"-Dmaven.repo.local={cache_root() / 'm2'}",
+    cmd = [mvn, "-B", "-q", "-f", str(pom), f"-Dmaven.repo.local={cache_root() / 'm2'}",
            f"-Dkafka.version={version}", "dependency:copy-dependencies",
            f"-DoutputDirectory={partial}"]
     if int(version.split(".")[0]) >= 4:
         cmd.append("-Dkafka4")
     if not quiet:
-        print(f"kafka: resolving Apache Kafka {version} from Maven Central into {libs}",
-              file=sys.stderr)
+        print(f"kafka: resolving Apache Kafka's {artifact} {version} from Maven Central into "
+              f"{libs}", file=sys.stderr)
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0 or not any(partial.glob(f"kafka_2.13-{version}.jar")):
+    if done.returncode != 0 or not any(partial.glob(f"{artifact}-{version}.jar")):
         tail = " | ".join(done.stdout.strip().splitlines()[-3:])
-        raise Unavailable(f"could not resolve org.apache.kafka:kafka_2.13:{version} with Maven: "
+        raise Unavailable(f"could not resolve org.apache.kafka:{artifact}:{version} with Maven: "
                           f"{tail[:400]}")
     shutil.rmtree(libs, ignore_errors=True)
     partial.rename(libs)
     (libs / ".complete").write_text(version + "\n")
     return libs
+
+
+def tool_command(main_class: str, args: Sequence[str],
+                 version: str = DEFAULT_VERSION) -> List[str]:
+    """The java command that runs one of Kafka's tools, e.g.
+    org.apache.kafka.tools.TransactionsCommand (kafka-transactions.sh), with log4j quiet."""
+    tools = fetch_tools(version, quiet=True)
+    return [shutil.which("java") or "java", "-Dlog4j.configuration=file:/dev/null",
+            "-cp", str(tools / "*"), main_class, *args]
 
 
 # Settings for a test cluster, each different from Kafka's default for a reason.
@@ -592,6 +614,14 @@ def main(argv: Sequence[str]) -> int:
 
     p = sub.add_parser("fetch", help="resolve the jars; print their folder")
     p.add_argument("--version", default=DEFAULT_VERSION)
+    p.add_argument("--tools", action="store_true",
+                   help="the command-line tools' jars (kafka-tools) instead of the broker's")
+    p = sub.add_parser("tool", help="run one of Kafka's tools: tool CLASS ARGS..., e.g. "
+                                    "org.apache.kafka.tools.TransactionsCommand "
+                                    "--bootstrap-server H:P list")
+    p.add_argument("--version", default=DEFAULT_VERSION)
+    p.add_argument("main_class")
+    p.add_argument("args", nargs=argparse.REMAINDER)
     p = sub.add_parser("start", help="start a cluster; print bootstrap.servers= once it serves")
     start_args(p)
     p.add_argument("--dir", help="cluster directory (default: a new temporary one)")
@@ -641,8 +671,10 @@ def main(argv: Sequence[str]) -> int:
     args = ap.parse_args(argv)
     try:
         if args.cmd == "fetch":
-            print(fetch(args.version))
+            print(fetch_tools(args.version) if args.tools else fetch(args.version))
             return 0
+        if args.cmd == "tool":
+            return subprocess.call(tool_command(args.main_class, args.args, args.version))
         if args.cmd == "prepare":
             settings = dict(kv.split("=", 1) for kv in args.set)
             cluster = KafkaCluster.prepare(args.brokers, args.dir, args.version, args.heap,
