@@ -81,10 +81,10 @@ absl::Status WalkRecords(const RecordBatchHeader& h, std::string_view section,
       return absl::InvalidArgumentError(absl::StrCat(
           "record ", i, ": length ", length, " does not match its fields"));
     }
-    r.offset = h.base_offset + offset_delta;
+    r.offset = WrappingAdd(h.base_offset, offset_delta);
     r.timestamp = (h.attributes & kAttrLogAppendTime) != 0
                       ? h.max_timestamp
-                      : h.base_timestamp + timestamp_delta;
+                      : WrappingAdd(h.base_timestamp, timestamp_delta);
     out->push_back(std::move(r));
   }
   if (d.remaining() != 0) {
@@ -397,7 +397,7 @@ absl::StatusOr<std::string> BuildRecordBatch(
   PutBigEndian<int16_t>(p + 21, spec.attributes);
   PutBigEndian<int32_t>(p + 23, static_cast<int32_t>(records.size() - 1));
   PutBigEndian<int64_t>(p + 27, spec.base_timestamp);
-  PutBigEndian<int64_t>(p + 35, spec.base_timestamp + max_delta);
+  PutBigEndian<int64_t>(p + 35, WrappingAdd(spec.base_timestamp, max_delta));
   PutBigEndian<int64_t>(p + 43, spec.producer_id);
   PutBigEndian<int16_t>(p + 51, spec.producer_epoch);
   PutBigEndian<int32_t>(p + 53, spec.base_sequence);

@@ -40,6 +40,14 @@ inline constexpr int64_t kNoProducerId = -1;
 inline constexpr int16_t kNoProducerEpoch = -1;
 inline constexpr int32_t kNoSequence = -1;
 
+// Kafka adds a batch's offset and timestamp deltas in Java longs, which wrap on
+// overflow; so does this, without C++'s undefined behaviour (a client may send
+// a base offset or timestamp near INT64_MAX).
+inline int64_t WrappingAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                              static_cast<uint64_t>(b));
+}
+
 struct RecordBatchHeader {
   int64_t base_offset = 0;
   int32_t batch_length = 0;
@@ -63,7 +71,9 @@ struct RecordBatchHeader {
   }
   bool is_control() const { return (attributes & kAttrControl) != 0; }
   bool has_producer_id() const { return producer_id >= 0; }
-  int64_t last_offset() const { return base_offset + last_offset_delta; }
+  int64_t last_offset() const {
+    return WrappingAdd(base_offset, last_offset_delta);
+  }
   // The sequence of the batch's last record; sequences wrap to 0 after
   // INT32_MAX.
   int32_t last_sequence() const {

@@ -162,6 +162,31 @@ TEST(RecordBatchTest, AHugeRecordCountDoesNotAllocateForIt) {
   EXPECT_FALSE(CheckProduceBatches(batch).ok());
 }
 
+// Found by record_batch_fuzz: a base timestamp of INT64_MAX plus a record's
+// delta overflowed (undefined behaviour, caught by UBSan). Kafka's Java longs
+// wrap; so do these.
+TEST(RecordBatchTest, DeltasPastInt64MaxWrapAsInKafka) {
+  RecordBatchSpec spec;
+  spec.base_timestamp = INT64_MAX;
+  absl::StatusOr<std::string> batch = BuildRecordBatch(
+      spec, {{.key = "k", .value = "a"},
+             {.key = "k", .value = "b", .timestamp_delta = 5}});
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  // A base offset that its last delta takes past INT64_MAX too.
+  for (int i = 0; i < 8; ++i) (*batch)[i] = i == 0 ? '\x7f' : '\xff';
+  UpdateBatchCrc(batch->data(), batch->size());
+  absl::StatusOr<std::vector<RecordBatchView>> views = SplitBatches(*batch);
+  ASSERT_TRUE(views.ok());
+  ASSERT_EQ(views->size(), 1u);
+  EXPECT_EQ((*views)[0].header.last_offset(), INT64_MIN);
+  absl::StatusOr<std::vector<Record>> records = DecodeRecords((*views)[0]);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[0].timestamp, INT64_MAX);
+  EXPECT_EQ((*records)[1].timestamp, INT64_MIN + 4);
+  EXPECT_EQ((*records)[1].offset, INT64_MIN);
+}
+
 TEST(RecordBatchTest, SeveralBatchesInOneRecordSet) {
   std::string two =
       Build(0, 2) + Build(static_cast<int16_t>(Compression::kLz4), 3);
