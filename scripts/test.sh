@@ -3,7 +3,8 @@
 # suites (pytest with /usr/bin/python3).
 #
 #   scripts/test.sh          # what a developer runs
-#   scripts/test.sh --ci     # also: -Werror, unit + integration tests under ASan + UBSan, and a
+#   scripts/test.sh --ci     # also: -Werror, unit + integration tests under ASan + UBSan, the
+#                            # tests with real concurrency under TSan (scripts/tsan.sh), and a
 #                            # brief run of the fuzz targets (scripts/fuzz.sh --seconds 20)
 #   scripts/test.sh --no-kafka   # without the kafka label (the suites again on Apache Kafka)
 set -euo pipefail
@@ -37,6 +38,10 @@ if [ "$CI" = 1 ]; then
   scripts/setup.sh --build-dir build-asan --werror --sanitize address,undefined --tests-only
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900 -L 'unit|integration'
+  # The SDK, spool, Processor, broker and Python tests with threads of their own, under
+  # ThreadSanitizer: its own build of just those targets (scripts/tsan.sh has the figures).
+  echo "== integration and Python tests under ThreadSanitizer"
+  scripts/tsan.sh
   # A brief run of every fuzz target (tests/fuzz/README.md): its own clang build of the few
   # sources the targets need (about 70 s on 2 cores), then 20 s per target; 2.5 minutes in all.
   echo "== fuzz targets, 20 s each"
