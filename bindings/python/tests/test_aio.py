@@ -259,8 +259,13 @@ def test_a_cancelled_poll_loses_no_record(exactly_broker, topic):
                 await asyncio.sleep(0)
                 await asyncio.sleep(0)
                 task.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await task
+                try:
+                    # A poll can finish before the cancellation reaches it
+                    # (a slow machine, TSan): then its record is simply next.
+                    got.append((await task).value)
+                    continue
+                except asyncio.CancelledError:
+                    pass
                 # What the cancelled poll fetched is kept: fetched just
                 # before the cancellation reached it, or still in flight.
                 if c._ready:
@@ -268,7 +273,9 @@ def test_a_cancelled_poll_loses_no_record(exactly_broker, topic):
                 inflight = c._inflight
                 if inflight is not None:
                     await asyncio.wait([inflight])
-                    if inflight.result():
+                    if (not inflight.cancelled() and
+                            inflight.exception() is None and
+                            inflight.result()):
                         orphaned += 1
                 message = await c.poll()
                 got.append(message.value)
