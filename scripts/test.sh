@@ -4,8 +4,9 @@
 #
 #   scripts/test.sh          # what a developer runs
 #   scripts/test.sh --ci     # also: -Werror, unit + integration tests under ASan + UBSan, the
-#                            # tests with real concurrency under TSan (scripts/tsan.sh), and a
-#                            # brief run of the fuzz targets (scripts/fuzz.sh --seconds 20)
+#                            # tests with real concurrency under TSan (scripts/tsan.sh), a
+#                            # brief run of the fuzz targets (scripts/fuzz.sh --seconds 20), and
+#                            # the pip installs (scripts/pip_check.sh)
 #   scripts/test.sh --no-kafka   # without the kafka label (the suites again on Apache Kafka)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,10 +43,15 @@ if [ "$CI" = 1 ]; then
   # ThreadSanitizer: its own build of just those targets (scripts/tsan.sh has the figures).
   echo "== integration and Python tests under ThreadSanitizer"
   scripts/tsan.sh
-  # A brief run of every fuzz target (tests/fuzz/README.md): its own clang build of the few
-  # sources the targets need (about 70 s on 2 cores), then 20 s per target; 2.5 minutes in all.
+  # A brief run of every fuzz target (tests/fuzz/README.md): its own clang build of the sources
+  # the targets need (the broker's included, for broker_fuzz), then 20 s per target.
   echo "== fuzz targets, 20 s each"
   scripts/fuzz.sh --seconds 20
+  # The Python package installed as users install it: pip with build isolation in a plain venv,
+  # its wheel in another venv, and Debian's offline way, each checked against the bundled
+  # broker (scripts/pip_check.sh; about 6-9 minutes on 2 cores).
+  echo "== Python package: pip install (isolated, wheel, offline)"
+  scripts/pip_check.sh --work build-pip
 fi
 # The kafka label: the SDK, Python and example suites again on Apache Kafka (scripts/kafka.sh),
 # on 1 broker and then on 3, one cluster at a time.
