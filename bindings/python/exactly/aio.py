@@ -185,6 +185,28 @@ class _Client:
         self._unwatch()
         self._executor.shutdown(wait=False)
 
+    # -- what every client has: its blocking twin, close, async with
+
+    _sync: Any  # the blocking client this one drives on its worker
+
+    async def close(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def closed(self) -> bool:
+        return self._sync.closed
+
+    async def __aenter__(self: _C) -> _C:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        await _close_on_exit(self.close(), exc_type)
+
     async def _retry_when_full(self, attempt: Callable[[], _T],
                                timeout: float, full: Callable[[Error], bool]
                                ) -> _T:
@@ -316,23 +338,8 @@ class _ProducerApi(_Client):
         finally:
             self._shutdown()
 
-    @property
-    def closed(self) -> bool:
-        return self._sync.closed
-
     def stats(self) -> ProducerStats:
         return self._sync.stats()
-
-    async def __aenter__(self: _C) -> _C:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        await _close_on_exit(self.close(), exc_type)
 
 
 async def _close_on_exit(close: Awaitable[Any],
@@ -744,21 +751,6 @@ class Consumer(_Client):
         finally:
             self._shutdown()
 
-    @property
-    def closed(self) -> bool:
-        return self._sync.closed
-
-    async def __aenter__(self) -> "Consumer":
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        await _close_on_exit(self.close(), exc_type)
-
 
 def _spool_full(error: Error) -> bool:
     return isinstance(error, ResourceExhaustedError)
@@ -849,10 +841,6 @@ class SpooledProducer(_Client):
             self._shutdown()
 
     @property
-    def closed(self) -> bool:
-        return self._sync.closed
-
-    @property
     def recovered_cursor(self) -> str:
         return self._sync.recovered_cursor
 
@@ -862,17 +850,6 @@ class SpooledProducer(_Client):
 
     def metrics(self) -> _spool.SpoolMetrics:
         return self._sync.metrics()
-
-    async def __aenter__(self) -> "SpooledProducer":
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        await _close_on_exit(self.close(), exc_type)
 
 
 class Processor(_Client):
@@ -920,18 +897,3 @@ class Processor(_Client):
             await self._call(self._sync.close)
         finally:
             self._shutdown()
-
-    @property
-    def closed(self) -> bool:
-        return self._sync.closed
-
-    async def __aenter__(self) -> "Processor":
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        await _close_on_exit(self.close(), exc_type)
