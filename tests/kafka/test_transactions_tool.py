@@ -7,6 +7,7 @@ CTest runs it in the kafka labels: EXACTLY_KAFKA_CLUSTER names the running Kafka
 EXACTLY_BROKER_BIN the bundled broker's binary. /usr/bin/python3 (Debian's confluent-kafka and
 kafka-python).
 """
+import contextlib
 import os
 import pathlib
 import subprocess
@@ -63,18 +64,27 @@ def tools():
         pytest.skip(f"Kafka's tools cannot be had here: {e}")
 
 
-@pytest.fixture(scope="module")
-def bundled(tools):
+@contextlib.contextmanager
+def bundled_broker(*flags):
+    """The bundled broker's binary on a free port: one node, leader and coordinator of all."""
     binary = os.environ.get("EXACTLY_BROKER_BIN",
                             str(kafka_cluster.ROOT / "build/broker-stub/exactly-broker"))
-    # Verification off, so that a stray batch can open a hanging transaction to find.
-    proc = subprocess.Popen([binary, "--port", "0", "--transaction_partition_verification=false"],
+    proc = subprocess.Popen([binary, "--port", "0", *flags],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = proc.stdout.readline()
-    assert line.startswith("bootstrap.servers="), line
-    yield Broker(line.strip().split("=", 1)[1], lambda topic, p: 1, lambda txn_id: 1)
-    proc.terminate()
-    proc.wait(timeout=30)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("bootstrap.servers="), line
+        yield Broker(line.strip().split("=", 1)[1], lambda topic, p: 1, lambda txn_id: 1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def bundled(tools):
+    # Verification off, so that a stray batch can open a hanging transaction to find.
+    with bundled_broker("--transaction_partition_verification=false") as broker:
+        yield broker
 
 
 @pytest.fixture(scope="module")
@@ -201,21 +211,11 @@ def first_read_committed(broker, topic):
         c.close()
 
 
-def both(bundled, kafka):
-    return [("bundled", bundled), ("kafka", kafka)]
-
-
 def test_both_refuse_a_stray_batch_alike(bundled, kafka):
     """KIP-890 part 1: a transactional batch its coordinator does not know about. The bundled
     broker runs here with verification off, so it is asked with verification on in its own
     process."""
-    binary = os.environ.get("EXACTLY_BROKER_BIN",
-                            str(kafka_cluster.ROOT / "build/broker-stub/exactly-broker"))
-    proc = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline()
-        verifying = Broker(line.strip().split("=", 1)[1], lambda t, p: 1, lambda t: 1)
+    with bundled_broker() as verifying:
         answers = {}
         for name, broker in (("bundled", verifying), ("kafka", kafka)):
             topic = "stray-" + uuid.uuid4().hex[:8]
@@ -230,9 +230,6 @@ def test_both_refuse_a_stray_batch_alike(bundled, kafka):
         print("stray batch answers (unknown id, partition not added):", answers)
         assert answers["kafka"] == answers["bundled"], answers
         assert answers["kafka"] == (INVALID_PRODUCER_ID_MAPPING, INVALID_TXN_STATE)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 @pytest.mark.parametrize("which", ["bundled", "kafka"])
