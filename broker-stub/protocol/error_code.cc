@@ -93,8 +93,10 @@ constexpr ErrorCodeInfo kErrorCodes[] = {
     {ErrorCode::kThrottlingQuotaExceeded, "THROTTLING_QUOTA_EXCEEDED"},
     {ErrorCode::kProducerFenced, "PRODUCER_FENCED"},
     {ErrorCode::kResourceNotFound, "RESOURCE_NOT_FOUND"},
+    {ErrorCode::kInvalidUpdateVersion, "INVALID_UPDATE_VERSION"},
     {ErrorCode::kUnknownTopicId, "UNKNOWN_TOPIC_ID"},
     {ErrorCode::kTransactionalIdNotFound, "TRANSACTIONAL_ID_NOT_FOUND"},
+    {ErrorCode::kIneligibleReplica, "INELIGIBLE_REPLICA"},
 };
 
 }  // namespace

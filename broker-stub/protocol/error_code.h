@@ -90,8 +90,10 @@ enum class ErrorCode : int16_t {
   kThrottlingQuotaExceeded = 89,
   kProducerFenced = 90,
   kResourceNotFound = 91,
+  kInvalidUpdateVersion = 95,
   kUnknownTopicId = 100,
   kTransactionalIdNotFound = 105,
+  kIneligibleReplica = 107,
 };
 
 // "NONE", "OUT_OF_ORDER_SEQUENCE_NUMBER", ... as Kafka spells them.
