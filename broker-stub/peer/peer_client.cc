@@ -1,0 +1,173 @@
+#include "peer/peer_client.h"
+
+#include <asio/connect.hpp>
+#include <asio/read.hpp>
+#include <asio/write.hpp>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace exactly::broker {
+
+std::shared_ptr<PeerClient> PeerClient::Create(asio::io_context& io,
+                                               std::string host, uint16_t port,
+                                               PeerClientOptions options) {
+  return std::shared_ptr<PeerClient>(
+      new PeerClient(io, std::move(host), port, std::move(options)));
+}
+
+PeerClient::PeerClient(asio::io_context& io, std::string host, uint16_t port,
+                       PeerClientOptions options)
+    : io_(io),
+      host_(std::move(host)),
+      port_(port),
+      options_(std::move(options)),
+      socket_(io),
+      backoff_(io) {}
+
+PeerClient::~PeerClient() {
+  asio::error_code ignored;
+  socket_.close(ignored);
+  backoff_.cancel();
+}
+
+void PeerClient::SendRaw(
+    protocol::ApiKey key, int16_t version,
+    const std::function<std::string(const protocol::RequestHeader&)>& encode,
+    RawCallback done) {
+  protocol::RequestHeader header;
+  header.api_key = static_cast<int16_t>(key);
+  header.api_version = version;
+  header.correlation_id = next_correlation_id_++;
+  if (next_correlation_id_ == INT32_MAX) next_correlation_id_ = 1;
+  header.client_id = options_.client_id;
+  queued_.push_back(Pending{key, version, header.correlation_id, encode(header),
+                            std::move(done)});
+  if (state_ == State::kIdle)
+    Connect();
+  else if (state_ == State::kConnected)
+    WriteNext();
+}
+
+void PeerClient::Connect() {
+  state_ = State::kConnecting;
+  const uint64_t generation = generation_;
+  std::weak_ptr<PeerClient> weak = weak_from_this();
+  auto connect = [this, weak, generation] {
+    auto resolver = std::make_shared<asio::ip::tcp::resolver>(io_);
+    resolver->async_resolve(
+        host_, std::to_string(port_),
+        [this, weak, generation, resolver](
+            const asio::error_code& ec,
+            asio::ip::tcp::resolver::results_type endpoints) {
+          if (weak.expired() || generation != generation_) return;
+          if (ec)
+            return Fail(absl::StrCat("resolving ", host_, ": ", ec.message()));
+          asio::async_connect(
+              socket_, endpoints,
+              [this, weak, generation](const asio::error_code& ec,
+                                       const asio::ip::tcp::endpoint&) {
+                if (weak.expired() || generation != generation_) return;
+                if (ec)
+                  return Fail(absl::StrCat("connecting to ", host_, ":", port_,
+                                           ": ", ec.message()));
+                asio::error_code ignored;
+                socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+                state_ = State::kConnected;
+                ReadNext();
+                WriteNext();
+              });
+        });
+  };
+  const auto ready_at =
+      failed_at_ + std::chrono::milliseconds(options_.reconnect_backoff_ms);
+  if (std::chrono::steady_clock::now() >= ready_at) return connect();
+  backoff_.expires_at(ready_at);
+  backoff_.async_wait(
+      [weak, generation, this, connect](const asio::error_code& ec) {
+        if (ec || weak.expired() || generation != generation_) return;
+        connect();
+      });
+}
+
+void PeerClient::WriteNext() {
+  if (writing_ || queued_.empty() || state_ != State::kConnected) return;
+  in_flight_.push_back(std::move(queued_.front()));
+  queued_.pop_front();
+  writing_ = true;
+  const std::string& frame = in_flight_.back().frame;
+  std::weak_ptr<PeerClient> weak = weak_from_this();
+  asio::async_write(socket_, asio::buffer(frame),
+                    [this, weak, generation = generation_](
+                        const asio::error_code& ec, size_t) {
+                      if (weak.expired() || generation != generation_) return;
+                      writing_ = false;
+                      if (ec)
+                        return Fail(absl::StrCat("writing: ", ec.message()));
+                      WriteNext();
+                    });
+}
+
+void PeerClient::ReadNext() {
+  std::weak_ptr<PeerClient> weak = weak_from_this();
+  const uint64_t generation = generation_;
+  asio::async_read(
+      socket_, asio::buffer(size_prefix_, sizeof(size_prefix_)),
+      [this, weak, generation](const asio::error_code& ec, size_t) {
+        if (weak.expired() || generation != generation_) return;
+        if (ec) return Fail(absl::StrCat("reading: ", ec.message()));
+        uint32_t size = 0;
+        for (unsigned char c : size_prefix_) size = (size << 8) | c;
+        if (size < 4 || size > options_.max_frame_bytes)
+          return Fail(absl::StrCat("a response frame of ", size, " bytes"));
+        SharedBuffer frame = NewSharedBuffer(size);
+        asio::async_read(
+            socket_, asio::buffer(frame.get(), size),
+            [this, weak, generation, frame, size](const asio::error_code& ec,
+                                                  size_t) {
+              if (weak.expired() || generation != generation_) return;
+              if (ec) return Fail(absl::StrCat("reading: ", ec.message()));
+              if (in_flight_.empty()) return Fail("a response to no request");
+              Pending request = std::move(in_flight_.front());
+              in_flight_.pop_front();
+              std::string_view body(frame.get(), size);
+              absl::StatusOr<int32_t> correlation_id =
+                  protocol::ParseResponseHeader(request.key, request.version,
+                                                &body);
+              if (!correlation_id.ok() ||
+                  *correlation_id != request.correlation_id) {
+                in_flight_.push_front(std::move(request));
+                return Fail("a response out of order");
+              }
+              request.done(PeerResponse{frame, body});
+              // The callback may have closed or destroyed the client.
+              if (weak.expired() || generation != generation_) return;
+              ReadNext();
+            });
+      });
+}
+
+void PeerClient::Fail(const std::string& why) {
+  ++generation_;
+  asio::error_code ignored;
+  socket_.close(ignored);
+  backoff_.cancel();
+  state_ = State::kIdle;
+  writing_ = false;
+  failed_at_ = std::chrono::steady_clock::now();
+  std::deque<Pending> failed;
+  failed.swap(in_flight_);
+  for (Pending& p : queued_) failed.push_back(std::move(p));
+  queued_.clear();
+  std::weak_ptr<PeerClient> weak = weak_from_this();
+  const absl::Status status = absl::UnavailableError(
+      absl::StrCat("broker ", host_, ":", port_, ": ", why));
+  for (Pending& p : failed) {
+    p.done(status);
+    if (weak.expired()) return;
+  }
+}
+
+void PeerClient::Close() { Fail("closed"); }
+
+}  // namespace exactly::broker
