@@ -12,13 +12,16 @@
 // transactional.id took over, which is final).
 //
 // Not thread-safe: one thread drives the transactions (delivery callbacks run
-// on the SDK's delivery thread).
+// on the SDK's delivery thread). Only stats() and producer_stats() may be
+// called from other threads, until Close() (or the destructor) begins.
 #ifndef EXACTLY_TRANSACTIONAL_PRODUCER_H_
 #define EXACTLY_TRANSACTIONAL_PRODUCER_H_
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -59,6 +62,21 @@ class Transaction {
   TransactionalProducer* producer_;
 };
 
+// The upper bounds of TransactionStats::commit_latency_counts' buckets.
+inline constexpr std::array<std::chrono::microseconds, 12>
+    kCommitLatencyBounds = {std::chrono::microseconds(1000),
+                            std::chrono::microseconds(2500),
+                            std::chrono::microseconds(5000),
+                            std::chrono::microseconds(10000),
+                            std::chrono::microseconds(25000),
+                            std::chrono::microseconds(50000),
+                            std::chrono::microseconds(100000),
+                            std::chrono::microseconds(250000),
+                            std::chrono::microseconds(500000),
+                            std::chrono::microseconds(1000000),
+                            std::chrono::microseconds(2500000),
+                            std::chrono::microseconds(10000000)};
+
 struct TransactionStats {
   uint64_t committed = 0;  // transactions committed
   uint64_t aborted = 0;    // transactions aborted (by Abort() or Transact)
@@ -68,6 +86,15 @@ struct TransactionStats {
   // Transactions begun with a new producer epoch because the one before was
   // aborted after a record of it failed once sent (see Begin()).
   uint64_t epoch_bumps = 0;
+  // How long each Commit() call that committed took (the call that
+  // completed the commit, when an earlier one timed out): counts[i] of them
+  // took more than kCommitLatencyBounds[i - 1] and at most
+  // kCommitLatencyBounds[i]; the last element, more than every bound.
+  std::array<uint64_t, kCommitLatencyBounds.size() + 1> commit_latency_counts{};
+  std::chrono::microseconds commit_latency_sum{0};
+  // This instance was fenced by a newer one with the same transactional.id
+  // (final: Rebuild() is refused).
+  bool fenced = false;
 };
 
 class TransactionalProducer {
@@ -120,7 +147,7 @@ class TransactionalProducer {
 
   bool in_transaction() const { return in_transaction_; }
   const std::string& transactional_id() const;
-  TransactionStats stats() const { return stats_; }
+  TransactionStats stats() const;
   ProducerStats producer_stats() const;
 
  private:
@@ -145,6 +172,8 @@ class TransactionalProducer {
   // Remembers a fatal error so that Rebuild() knows whether it may.
   absl::Status Track(absl::Status status);
   int TimeoutMs() const;
+  // Adds `n` to the counter `field` of stats_.
+  void Count(uint64_t TransactionStats::*field, uint64_t n = 1);
   // How long Abort() may take in all.
   std::chrono::milliseconds AbortTimeout() const;
 
@@ -158,6 +187,9 @@ class TransactionalProducer {
   std::set<std::string, std::less<>> topics_;
   std::string last_topic_;
   absl::Status fatal_;
+  // Guards stats_, and core_ against producer_stats() on other threads (the
+  // driving thread reads core_ without it: only that thread replaces it).
+  mutable std::mutex stats_mu_;
   TransactionStats stats_;
 };
 

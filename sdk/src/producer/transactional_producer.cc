@@ -84,13 +84,27 @@ absl::Status TransactionalProducer::Track(absl::Status status) {
   if (IsFatal(status)) {
     if (fatal_.ok()) fatal_ = status;
     in_transaction_ = false;
+    if (IsFenced(status)) {
+      std::lock_guard<std::mutex> lock(stats_mu_);
+      stats_.fenced = true;
+    }
   }
   return status;
 }
 
+void TransactionalProducer::Count(uint64_t TransactionStats::*field,
+                                  uint64_t n) {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  stats_.*field += n;
+}
+
 absl::Status TransactionalProducer::RetryRetriable(
     absl::FunctionRef<absl::Status()> call) {
-  return internal::RetryWhileRetriable(options_.retry, call, &stats_.retries);
+  uint64_t retries = 0;
+  absl::Status status =
+      internal::RetryWhileRetriable(options_.retry, call, &retries);
+  if (retries != 0) Count(&TransactionStats::retries, retries);
+  return status;
 }
 
 absl::Status TransactionalProducer::InitTransactions() {
@@ -105,10 +119,20 @@ absl::Status TransactionalProducer::InitTransactions() {
 absl::Status TransactionalProducer::ReplaceCore() {
   // The old instance's records are lost with it (their callbacks report
   // CANCELLED); its open transaction is aborted by the new instance's init.
-  core_->Close(std::chrono::milliseconds(0)).IgnoreError();
+  // Taken out of producer_stats()'s reach while it closes.
+  std::unique_ptr<internal::ProducerCore> old;
+  {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    old = std::move(core_);
+  }
+  old->Close(std::chrono::milliseconds(0)).IgnoreError();
   absl::StatusOr<std::unique_ptr<internal::ProducerCore>> core =
       internal::ProducerCore::Create(options_);
-  if (!core.ok()) return core.status();
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  if (!core.ok()) {
+    core_ = std::move(old);
+    return core.status();
+  }
   core_ = std::move(*core);
   fatal_ = absl::OkStatus();
   in_transaction_ = false;
@@ -137,7 +161,7 @@ absl::Status TransactionalProducer::StartNewEpoch() {
   }
   absl::Status status = InitTransactions();
   if (!status.ok()) return status;
-  ++stats_.epoch_bumps;
+  Count(&TransactionStats::epoch_bumps);
   // Best effort: without it the first record of each topic just waits.
   internal::WarmUpTopics(core_->rk(), topics_, std::chrono::seconds(5))
       .IgnoreError();
@@ -224,13 +248,22 @@ absl::Status TransactionalProducer::Commit() {
   if (core_->rk() == nullptr) {
     return absl::FailedPreconditionError("the producer is closed");
   }
+  const auto start = std::chrono::steady_clock::now();
   absl::Status status = Track(TakeError(core_->Draining([&] {
     return rd_kafka_commit_transaction(core_->rk(), TimeoutMs());
   }),
                                         "commit_transaction"));
   if (status.ok()) {
     in_transaction_ = false;
+    const auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - start);
+    const size_t bucket = std::lower_bound(kCommitLatencyBounds.begin(),
+                                           kCommitLatencyBounds.end(), took) -
+                          kCommitLatencyBounds.begin();
+    std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.committed;
+    ++stats_.commit_latency_counts[bucket];
+    stats_.commit_latency_sum += took;
   }
   return status;
 }
@@ -276,7 +309,7 @@ absl::Status TransactionalProducer::Abort() {
   }
   if (status.ok()) {
     in_transaction_ = false;
-    ++stats_.aborted;
+    Count(&TransactionStats::aborted);
   }
   return status;
 }
@@ -306,7 +339,7 @@ absl::Status TransactionalProducer::Transact(
   for (int attempt = 1; attempt <= options_.retry.max_attempts; ++attempt) {
     if (attempt > 1) {
       backoff.Sleep();
-      ++stats_.reruns;
+      Count(&TransactionStats::reruns);
     }
     if (absl::Status s = RetryRetriable([&] { return Begin(); }); !s.ok()) {
       return s;
@@ -370,7 +403,7 @@ absl::Status TransactionalProducer::Rebuild() {
   }
   if (absl::Status s = ReplaceCore(); !s.ok()) return s;
   absl::Status status = InitTransactions();
-  if (status.ok()) ++stats_.rebuilds;
+  if (status.ok()) Count(&TransactionStats::rebuilds);
   return status;
 }
 
@@ -384,8 +417,15 @@ absl::Status TransactionalProducer::Close(std::chrono::milliseconds timeout) {
   return core_->Close(timeout);
 }
 
+TransactionStats TransactionalProducer::stats() const {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  return stats_;
+}
+
 ProducerStats TransactionalProducer::producer_stats() const {
-  return core_->stats();
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  // Null only while ReplaceCore() closes the old instance.
+  return core_ != nullptr ? core_->stats() : ProducerStats{};
 }
 
 }  // namespace exactly

@@ -58,6 +58,28 @@ TEST_F(TransactionalProducerTest, TransactCommitsTheRecords) {
               UnorderedElementsAre("a", "b", "c"));
 }
 
+// Each commit lands in one bucket of the latency histogram, and its time in
+// the sum.
+TEST_F(TransactionalProducerTest, CommitLatencyIsCountedPerCommit) {
+  const std::string topic = NewTopic("t-latency");
+  auto producer = MakeProducer(TestCluster::UniqueName("txn"));
+  ASSERT_NE(producer, nullptr);
+  int runs = 0;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(producer->Transact(WriteAbc(topic, &runs)).ok());
+  }
+  ASSERT_TRUE(producer->Begin().ok());
+  ASSERT_TRUE(producer->Abort().ok());
+  const TransactionStats stats = producer->stats();
+  EXPECT_EQ(stats.committed, 3u);
+  EXPECT_EQ(stats.aborted, 1u);
+  uint64_t counted = 0;
+  for (uint64_t n : stats.commit_latency_counts) counted += n;
+  EXPECT_EQ(counted, 3u);
+  EXPECT_GT(stats.commit_latency_sum.count(), 0);
+  EXPECT_FALSE(stats.fenced);
+}
+
 TEST_F(TransactionalProducerTest, DeliveryCallbacksHaveRunWhenCommitReturns) {
   const std::string topic = NewTopic("t-dr");
   auto producer = MakeProducer(TestCluster::UniqueName("txn"));
@@ -225,6 +247,7 @@ TEST_F(TransactionalProducerTest, FencingIsFatalFinalAndLeavesNothingVisible) {
   EXPECT_TRUE(IsFenced(s)) << s;
   EXPECT_EQ(KafkaErrorName(s), "_FENCED");
   EXPECT_EQ(NextTxnAction(s), TxnAction::kGiveUp);
+  EXPECT_TRUE(producer->stats().fenced);
   // Final: everything after says so, and rebuilding is refused.
   EXPECT_TRUE(IsFenced(producer->Transact(WriteAbc(topic, &runs))));
   EXPECT_EQ(runs, 1);
@@ -249,6 +272,7 @@ TEST_F(TransactionalProducerTest, RebuildAfterAFatalError) {
   EXPECT_TRUE(IsFatal(s)) << s;
   EXPECT_FALSE(IsFenced(s)) << s;
   EXPECT_EQ(KafkaErrorName(s), "INVALID_TXN_STATE");
+  EXPECT_FALSE(producer->stats().fenced);
   EXPECT_TRUE(IsFatal(producer->Begin()));
   ASSERT_TRUE(producer->Rebuild().ok());
   EXPECT_EQ(producer->stats().rebuilds, 1u);
@@ -272,9 +296,12 @@ TEST_F(TransactionalProducerTest, ANewerInstanceFencesTheOldOne) {
 
   auto successor = MakeProducer(txn_id);
   ASSERT_NE(successor, nullptr);
+  EXPECT_FALSE(zombie->stats().fenced);
   absl::Status s = zombie->Commit();
   EXPECT_TRUE(IsFatal(s)) << s;
   EXPECT_TRUE(IsFenced(s)) << s;
+  EXPECT_TRUE(zombie->stats().fenced);
+  EXPECT_FALSE(successor->stats().fenced);
   EXPECT_EQ(zombie->Rebuild().code(), absl::StatusCode::kFailedPrecondition);
 
   int runs = 0;
