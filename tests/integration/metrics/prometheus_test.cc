@@ -1,0 +1,276 @@
+// The Prometheus exporter after real traffic against the test cluster: the
+// text a scrape returns (prometheus-cpp's TextSerializer over the
+// collector's families) holds the values of what the clients did.
+#include "exactly/prometheus.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "prometheus/text_serializer.h"
+#include "spool_test_util.h"
+
+namespace exactly::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The samples of one scrape, by series ("name{label=\"value\",...}" as
+// written), with the text itself for messages.
+struct Scrape {
+  std::string text;
+  std::map<std::string, double> samples;
+  std::vector<std::pair<std::string, double>> in_order;
+
+  // The sample's value; fails the test (and returns -1) if it is missing.
+  double operator[](const std::string& series) const {
+    auto it = samples.find(series);
+    EXPECT_NE(it, samples.end()) << series << " not in the scrape:\n" << text;
+    return it != samples.end() ? it->second : -1;
+  }
+  bool Has(const std::string& series) const {
+    return samples.count(series) != 0;
+  }
+};
+
+Scrape ScrapeText(const PrometheusCollector& collector) {
+  Scrape scrape;
+  scrape.text = prometheus::TextSerializer().Serialize(collector.Collect());
+  std::istringstream lines(scrape.text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    // "series value" (the series' label values hold no spaces here).
+    const size_t space = line.rfind(' ');
+    EXPECT_NE(space, std::string::npos) << line;
+    if (space == std::string::npos) continue;
+    double value = 0;
+    const std::string number = line.substr(space + 1);
+    if (number == "+Inf") {
+      value = std::numeric_limits<double>::infinity();
+    } else {
+      EXPECT_TRUE(absl::SimpleAtod(number, &value)) << line;
+    }
+    EXPECT_TRUE(scrape.samples.emplace(line.substr(0, space), value).second)
+        << "series twice: " << line;
+    scrape.in_order.emplace_back(line.substr(0, space), value);
+  }
+  return scrape;
+}
+
+class PrometheusTest : public SpoolTest {
+ protected:
+  std::shared_ptr<PrometheusCollector> collector_ =
+      std::make_shared<PrometheusCollector>();
+};
+
+TEST_F(PrometheusTest, ProducerRecordsDelivered) {
+  const std::string topic = NewTopic("m-producer");
+  auto producer = Producer::Create(ProducerOpts());
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  auto registration = collector_->Register("orders", **producer);
+  ASSERT_TRUE(registration.ok()) << registration.status();
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE((*producer)->Send({.topic = topic, .value = "x"}).ok());
+  }
+  ASSERT_TRUE((*producer)->Flush(kPatience).ok());
+  const Scrape s = ScrapeText(*collector_);
+  EXPECT_EQ(s[R"(exactly_producer_delivered_records_total{client="orders"})"],
+            100);
+  EXPECT_EQ(s[R"(exactly_producer_failed_records_total{client="orders"})"], 0);
+  EXPECT_EQ(s[R"(exactly_producer_queue_records{client="orders"})"], 0);
+  EXPECT_THAT(s.text,
+              HasSubstr("# TYPE exactly_producer_delivered_records_total "
+                        "counter"));
+  EXPECT_THAT(s.text, HasSubstr("# TYPE exactly_producer_queue_records gauge"));
+}
+
+TEST_F(PrometheusTest, TransactionsCommittedAbortedAndTheirLatency) {
+  const std::string topic = NewTopic("m-txn");
+  auto producer = TransactionalProducer::Create(
+      TransactionalOpts(TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  auto registration = collector_->Register("payments", **producer);
+  ASSERT_TRUE(registration.ok()) << registration.status();
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE((*producer)
+                    ->Transact([&](Transaction& txn) {
+                      for (int j = 0; j < 5; ++j) {
+                        if (absl::Status s =
+                                txn.Send({.topic = topic, .value = "c"});
+                            !s.ok()) {
+                          return s;
+                        }
+                      }
+                      return absl::OkStatus();
+                    })
+                    .ok());
+  }
+  ASSERT_TRUE((*producer)->Begin().ok());
+  ASSERT_TRUE((*producer)->Abort().ok());
+  const Scrape s = ScrapeText(*collector_);
+  const std::string c = R"({client="payments"})";
+  EXPECT_EQ(s["exactly_transactions_committed_total" + c], 2);
+  EXPECT_EQ(s["exactly_transactions_aborted_total" + c], 1);
+  EXPECT_EQ(s["exactly_transactional_producer_fenced" + c], 0);
+  EXPECT_EQ(s["exactly_producer_delivered_records_total" + c], 10);
+  // A histogram: one count per commit, the +Inf bucket holds them all and
+  // the buckets are cumulative.
+  EXPECT_EQ(s["exactly_transaction_commit_latency_seconds_count" + c], 2);
+  EXPECT_GT(s["exactly_transaction_commit_latency_seconds_sum" + c], 0);
+  EXPECT_EQ(
+      s[R"(exactly_transaction_commit_latency_seconds_bucket{client="payments",le="+Inf"})"],
+      2);
+  double previous = 0;
+  int buckets = 0;
+  for (const auto& [series, value] : s.in_order) {
+    if (!series.starts_with(
+            "exactly_transaction_commit_latency_seconds_bucket")) {
+      continue;
+    }
+    ++buckets;
+    EXPECT_GE(value, previous) << series;
+    previous = value;
+  }
+  EXPECT_EQ(buckets, static_cast<int>(kCommitLatencyBounds.size()) + 1);
+  EXPECT_THAT(s.text,
+              HasSubstr("# TYPE exactly_transaction_commit_latency_seconds "
+                        "histogram"));
+}
+
+TEST_F(PrometheusTest, SpoolDepthRisesAndReturnsToZeroOnceDrained) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("m-spool", 2);
+  BlockDrainer();
+  auto spool = SpooledProducer::Create(
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  auto registration = collector_->Register("ingest", **spool);
+  ASSERT_TRUE(registration.ok()) << registration.status();
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
+  }
+  const std::string c = R"({client="ingest"})";
+  {
+    // The drainer cannot reach Kafka: all 50 are still spooled.
+    const Scrape s = ScrapeText(*collector_);
+    EXPECT_EQ(s["exactly_spool_depth_records" + c], 50);
+    EXPECT_GT(s["exactly_spool_bytes" + c], 50 * 7);
+    EXPECT_EQ(s["exactly_spool_appended_records_total" + c], 50);
+    EXPECT_EQ(s["exactly_spool_committed_records_total" + c], 0);
+    EXPECT_GE(s["exactly_spool_group_commits_total" + c], 1);
+    EXPECT_LE(s["exactly_spool_group_commits_total" + c], 50);
+    EXPECT_EQ(s["exactly_spool_quarantined_records" + c], 0);
+  }
+  UnblockDrainer();
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  const Scrape s = ScrapeText(*collector_);
+  EXPECT_EQ(s["exactly_spool_depth_records" + c], 0);
+  EXPECT_EQ(s["exactly_spool_bytes" + c], 0);
+  EXPECT_EQ(s["exactly_spool_oldest_record_age_seconds" + c], 0);
+  EXPECT_EQ(s["exactly_spool_appended_records_total" + c], 50);
+  EXPECT_EQ(s["exactly_spool_committed_records_total" + c], 50);
+  EXPECT_GE(s["exactly_spool_transactions_total" + c], 1);
+  EXPECT_GE(s["exactly_spool_recoveries_total" + c], 1);
+  EXPECT_GT(s["exactly_spool_max_commit_latency_seconds" + c], 0);
+  EXPECT_EQ(s["exactly_spool_drainer_up" + c], 1);
+  EXPECT_EQ(s["exactly_spool_committed_sequence" + c],
+            s["exactly_spool_next_sequence" + c] - 1);
+  registration->Reset();
+  EXPECT_THAT(ScrapeText(*collector_).text, Not(HasSubstr("ingest")));
+}
+
+TEST_F(PrometheusTest, ProcessorCountsAndCommittedOffsetsPerPartition) {
+  const std::string input = NewTopic("m-proc-in", 2);
+  const std::string output = NewTopic("m-proc-out", 2);
+  std::vector<std::pair<std::string, std::string>> kvs;
+  for (int i = 0; i < 40; ++i) kvs.emplace_back("k" + std::to_string(i), "v");
+  Produce(input, kvs);
+  ProcessorOptions o;
+  o.bootstrap_servers = bootstrap();
+  o.group_id = TestCluster::UniqueName("m-group");
+  o.input_topics = {input};
+  o.transactional_id = TestCluster::UniqueName("txn");
+  o.max_batch_records = 10;
+  o.max_batch_time = std::chrono::milliseconds(50);
+  o.consumer_properties["session.timeout.ms"] = "6000";
+  o.consumer_properties["heartbeat.interval.ms"] = "500";
+  o.producer_properties["transaction.timeout.ms"] = "10000";
+  auto p = Processor::Create(o, [&](const Message& in, Emitter& out) {
+    return out.Send({.topic = output, .key = in.key(), .value = in.value()});
+  });
+  ASSERT_TRUE(p.ok()) << p.status();
+  auto registration = collector_->Register("copier", **p);
+  ASSERT_TRUE(registration.ok()) << registration.status();
+  absl::Status status;
+  std::thread runner([&] { status = (*p)->Run(); });
+  // Scrapes while it runs (the collector reads the stats from this thread).
+  const auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while ((*p)->stats().records_in < 40 &&
+         std::chrono::steady_clock::now() < deadline) {
+    ScrapeText(*collector_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  (*p)->Stop();
+  runner.join();
+  ASSERT_TRUE(status.ok()) << status;
+  const ProcessorStats stats = (*p)->stats();
+  const Scrape s = ScrapeText(*collector_);
+  const std::string c = R"({client="copier"})";
+  EXPECT_EQ(s["exactly_processor_input_records_total" + c], 40);
+  EXPECT_EQ(s["exactly_processor_output_records_total" + c], 40);
+  EXPECT_EQ(s["exactly_processor_transactions_committed_total" + c],
+            static_cast<double>(stats.transactions_committed));
+  EXPECT_GE(s["exactly_processor_transactions_committed_total" + c], 4);
+  // Offsets start at 0: the committed (next) offsets add up to the inputs.
+  double offsets = 0;
+  for (int partition = 0; partition < 2; ++partition) {
+    const std::string series =
+        "exactly_processor_committed_offset{client=\"copier\",topic=\"" +
+        input + "\",partition=\"" + std::to_string(partition) + "\"}";
+    if (s.Has(series)) offsets += s[series];
+  }
+  EXPECT_EQ(offsets, 40) << s.text;
+  registration->Reset();
+  ASSERT_TRUE((*p)->Close().ok());
+}
+
+TEST_F(PrometheusTest, RegistrationsNameClientsOnceAndEndWithTheirHandle) {
+  auto a = Producer::Create(ProducerOpts());
+  auto b = Producer::Create(ProducerOpts());
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto first = collector_->Register("same", **a);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(collector_->Register("same", **b).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(collector_->Register("", **b).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  {
+    auto other = collector_->Register("other", **b);
+    ASSERT_TRUE(other.ok()) << other.status();
+    const Scrape s = ScrapeText(*collector_);
+    EXPECT_TRUE(s.Has(R"(exactly_producer_queue_records{client="same"})"));
+    EXPECT_TRUE(s.Has(R"(exactly_producer_queue_records{client="other"})"));
+  }
+  // "other" ended with its handle; a moved-from handle unregisters nothing.
+  PrometheusCollector::Registration moved = std::move(*first);
+  first->Reset();
+  const Scrape s = ScrapeText(*collector_);
+  EXPECT_TRUE(s.Has(R"(exactly_producer_queue_records{client="same"})"));
+  EXPECT_FALSE(s.Has(R"(exactly_producer_queue_records{client="other"})"));
+  // A handle may outlive its collector.
+  collector_.reset();
+  moved.Reset();
+}
+
+}  // namespace
+}  // namespace exactly::testing
