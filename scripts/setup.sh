@@ -61,6 +61,7 @@ EXTRA_PACKAGES=(
   pybind11-dev python3-dev python3-pybind11       # the Python bindings
   python3-venv python3-pip python3-setuptools python3-wheel  # pip install ./bindings/python, offline
   python3-pytest                                  # Python tests
+  python3-prometheus-client                       # tests of the Python Prometheus collector
   python3-confluent-kafka python3-kafka kcat      # interop tests with clients written elsewhere
   clang-format                                    # style checks
   prometheus-cpp-dev                              # the optional Prometheus exporter (exactly_prometheus)

@@ -1,0 +1,233 @@
+"""The SDK's statistics as Prometheus metrics: the same names as the C++
+exporter (exactly/prometheus.h), as plain dicts and as a collector for
+``prometheus_client``.
+
+>>> import prometheus_client
+>>> from exactly.prometheus import ExactlyCollector
+>>> collector = ExactlyCollector()
+>>> prometheus_client.REGISTRY.register(collector)
+>>> collector.register("orders", producer)  # any exactly client, sync or aio
+
+``metrics(client)`` needs nothing else installed; ``ExactlyCollector``
+imports ``prometheus_client`` when it is created.
+
+The collector holds its clients weakly: a client that is garbage collected,
+or closed, drops out of the scrapes by itself (``unregister(name)`` removes
+one at once).
+
+Python's transactional producers count their transactions in the binding,
+without the commit latency histogram and the fenced flag of the C++
+exporter; the rest is the same.
+"""
+
+import threading
+import weakref
+from typing import Any, Dict, Iterator, List, Tuple
+
+from .spool import SpoolMetrics
+from .types import ProcessorStats, ProducerStats, TransactionStats
+
+__all__ = ["ExactlyCollector", "metrics"]
+
+# (name, type, help, stats field) of each metric, in the order of a scrape.
+_PRODUCER = [
+    ("exactly_producer_delivered_records_total", "counter",
+     "Records whose delivery report said they were written", "delivered"),
+    ("exactly_producer_failed_records_total", "counter",
+     "Records whose delivery report carried an error", "failed"),
+    ("exactly_producer_queue_records", "gauge",
+     "Records (and librdkafka requests) sent and not yet reported: "
+     "librdkafka's out queue", "in_flight"),
+    ("exactly_producer_callback_errors_total", "counter",
+     "Exceptions thrown by delivery callbacks", "callback_errors"),
+]
+_TRANSACTIONS = [
+    ("exactly_transactions_committed_total", "counter",
+     "Transactions committed", "committed"),
+    ("exactly_transactions_aborted_total", "counter",
+     "Transactions aborted (by Abort() or by Transact)", "aborted"),
+    ("exactly_transaction_reruns_total", "counter",
+     "Times Transact ran its function again after an abort", "reruns"),
+    ("exactly_transaction_retries_total", "counter",
+     "Transactional calls repeated after a retriable error", "retries"),
+    ("exactly_transactional_producer_rebuilds_total", "counter",
+     "Rebuild() calls that succeeded", "rebuilds"),
+    ("exactly_transactional_producer_epoch_bumps_total", "counter",
+     "Transactions begun with a new producer epoch", "epoch_bumps"),
+]
+_SPOOL = [
+    ("exactly_spool_depth_records", "gauge",
+     "Records in the spool: not yet committed to Kafka", "depth"),
+    ("exactly_spool_bytes", "gauge",
+     "The stored size of the records spooled", "bytes"),
+    ("exactly_spool_oldest_record_age_seconds", "gauge",
+     "Age of the oldest record in the spool (0 if empty)", "oldest_age"),
+    ("exactly_spool_disk_bytes", "gauge",
+     "The spool database's WAL and SST files", "disk_bytes"),
+    ("exactly_spool_appended_records_total", "counter",
+     "Records accepted by Send, SendBatch and SendAsync", "appended"),
+    ("exactly_spool_sent_records_total", "counter",
+     "Records handed to the producer by the drainer (re-sends included)",
+     "sent"),
+    ("exactly_spool_committed_records_total", "counter",
+     "Records committed to Kafka and deleted from the spool", "committed"),
+    ("exactly_spool_transactions_total", "counter",
+     "Transactions (batches, at-least-once) the drainer committed",
+     "transactions"),
+    ("exactly_spool_group_commits_total", "counter",
+     "Spool writes (one WAL sync each under SyncPolicy::kAlways); "
+     "appended / group commits is their mean size", "group_commits"),
+    ("exactly_spool_recoveries_total", "counter",
+     "Times the drainer learnt the committed watermark anew", "recoveries"),
+    ("exactly_spool_drainer_errors_total", "counter",
+     "Failed drainer transactions or recoveries (each retried)",
+     "drainer_errors"),
+    ("exactly_spool_last_commit_latency_seconds", "gauge",
+     "The drainer's last commit", "last_commit_latency"),
+    ("exactly_spool_max_commit_latency_seconds", "gauge",
+     "The drainer's slowest commit since the spool opened",
+     "max_commit_latency"),
+    ("exactly_spool_mean_commit_latency_seconds", "gauge",
+     "The drainer's mean commit time since the spool opened",
+     "mean_commit_latency"),
+    ("exactly_spool_quarantined_records", "gauge",
+     "Records in the quarantine (damaged or missing), earlier instances' "
+     "included", "quarantined"),
+    ("exactly_spool_next_sequence", "gauge",
+     "The next sequence to hand out", "next_sequence"),
+    ("exactly_spool_committed_sequence", "gauge",
+     "The last sequence committed to Kafka", "committed_sequence"),
+]
+_SPOOL_UP = ("exactly_spool_drainer_up", "gauge",
+             "1 while the drainer runs, 0 once it stopped for good (fenced)")
+_PROCESSOR = [
+    ("exactly_processor_input_records_total", "counter",
+     "Input records whose offsets were committed", "records_in"),
+    ("exactly_processor_output_records_total", "counter",
+     "Output records committed", "records_out"),
+    ("exactly_processor_transactions_committed_total", "counter",
+     "Batches committed (one transaction each)", "transactions_committed"),
+    ("exactly_processor_transactions_aborted_total", "counter",
+     "Batches aborted", "transactions_aborted"),
+    ("exactly_processor_batches_replayed_total", "counter",
+     "Batches transformed again after an abort", "batches_replayed"),
+]
+_OFFSET = ("exactly_processor_committed_offset", "gauge",
+           "The next input offset to read, as last committed")
+
+# One sample: (metric, type, help, extra labels, value).
+_Sample = Tuple[str, str, str, Tuple[Tuple[str, str], ...], float]
+
+
+def _samples(client: Any) -> List[_Sample]:
+    """The samples of one client, from its stats: a Producer,
+    TransactionalProducer, SpooledProducer or Processor (or their aio
+    versions)."""
+    out: List[_Sample] = []
+
+    def add(table: List[Tuple[str, str, str, str]], stats: Any) -> None:
+        for name, kind, help_text, field in table:
+            out.append((name, kind, help_text, (), float(getattr(stats, field))))
+
+    if hasattr(client, "metrics"):
+        m = client.metrics()
+        if not isinstance(m, SpoolMetrics):
+            raise TypeError(f"not an exactly client: {client!r}")
+        add(_SPOOL, m)
+        out.append(_SPOOL_UP + ((), 1.0 if m.drainer_error is None else 0.0))
+        return out
+    stats = client.stats() if hasattr(client, "stats") else None
+    if isinstance(stats, ProducerStats):
+        add(_PRODUCER, stats)
+        if hasattr(client, "transaction_stats"):
+            txn = client.transaction_stats()
+            if not isinstance(txn, TransactionStats):
+                raise TypeError(f"not an exactly client: {client!r}")
+            add(_TRANSACTIONS, txn)
+    elif isinstance(stats, ProcessorStats):
+        add(_PROCESSOR, stats)
+        for tpo in stats.committed_offsets:
+            out.append(_OFFSET + ((("topic", tpo.topic),
+                                   ("partition", str(tpo.partition))),
+                                  float(tpo.offset)))
+    else:
+        raise TypeError(f"not an exactly client: {client!r}")
+    return out
+
+
+def _series(name: str, labels: Tuple[Tuple[str, str], ...]) -> str:
+    if not labels:
+        return name
+    inner = ",".join(f'{k}="{v}"' for k, v in labels)
+    return f"{name}{{{inner}}}"
+
+
+def metrics(client: Any) -> Dict[str, float]:
+    """The client's metrics as a dict: series name (with its labels other
+    than ``client``, e.g. ``exactly_processor_committed_offset{topic="in",
+    partition="0"}``) to value."""
+    return {_series(name, labels): value
+            for name, _, _, labels, value in _samples(client)}
+
+
+class ExactlyCollector:
+    """A ``prometheus_client`` collector of exactly clients' metrics, each
+    labelled ``client=<the name it was registered under>``."""
+
+    def __init__(self) -> None:
+        try:
+            import prometheus_client.core as core  # noqa: F401
+        except ImportError as e:
+            raise ImportError(
+                "exactly.prometheus.ExactlyCollector needs prometheus_client: "
+                "pip install prometheus-client (or apt-get install "
+                "python3-prometheus-client)") from e
+        self._core = core
+        self._lock = threading.Lock()
+        self._clients: Dict[str, "weakref.ref[Any]"] = {}
+
+    def register(self, name: str, client: Any) -> None:
+        """Adds `client` under `name` (its ``client`` label). ValueError if
+        the name is empty or taken by a client still alive."""
+        if not name:
+            raise ValueError("a client needs a name (its label)")
+        _samples(client)  # TypeError now rather than at each scrape
+        with self._lock:
+            known = self._clients.get(name)
+            if known is not None and known() is not None:
+                raise ValueError(f'a client is already registered as "{name}"')
+            self._clients[name] = weakref.ref(client)
+
+    def unregister(self, name: str) -> None:
+        with self._lock:
+            self._clients.pop(name, None)
+
+    def _live(self) -> List[Tuple[str, Any]]:
+        with self._lock:
+            out = []
+            for name, ref in list(self._clients.items()):
+                client = ref()
+                if client is None:
+                    del self._clients[name]
+                elif not getattr(client, "closed", False):
+                    out.append((name, client))
+            return out
+
+    def collect(self) -> Iterator[Any]:
+        """One scrape (called by prometheus_client)."""
+        families: Dict[str, Any] = {}
+        for name, client in self._live():
+            for metric, kind, help_text, labels, value in _samples(client):
+                family = families.get(metric)
+                if family is None:
+                    label_names = ["client"] + [k for k, _ in labels]
+                    cls = (self._core.CounterMetricFamily if kind == "counter"
+                           else self._core.GaugeMetricFamily)
+                    family = cls(metric, help_text, labels=label_names)
+                    families[metric] = family
+                family.add_metric([name] + [v for _, v in labels], value)
+        yield from families.values()
+
+    def describe(self) -> Iterator[Any]:
+        """Nothing up front: the clients, hence the series, come and go."""
+        return iter(())
