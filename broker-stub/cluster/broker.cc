@@ -16,6 +16,8 @@
 #include "cluster/active_producers.h"
 #include "cluster/appender.h"
 #include "cluster/broker_state.h"
+#include "cluster/cluster_membership.h"
+#include "controller/controller.h"
 #include "group/group_coordinator.h"
 #include "handlers/dispatch.h"
 #include "protocol/record_batch.h"
@@ -29,7 +31,9 @@ namespace exactly::broker {
 
 class BrokerImpl {
  public:
-  explicit BrokerImpl(BrokerOptions options) : options_(std::move(options)) {
+  explicit BrokerImpl(BrokerOptions options,
+                      std::shared_ptr<Controller> controller = nullptr)
+      : options_(std::move(options)), controller_(std::move(controller)) {
     if (!options_.data_dir.empty()) {
       fs_ = std::make_shared<FaultInjectingFileSystem>(
           rocksdb::FileSystem::Default());
@@ -77,12 +81,14 @@ class BrokerImpl {
     }
     state_->set_advertised_port(server_->port());
     port_ = server_->port();
+    if (controller_) state_->set_controller(controller_.get());
     running_ = true;
     thread_ = std::thread([this] {
       // Named, so that top and perf tell the broker from its embedder.
       pthread_setname_np(pthread_self(), "exactly-broker");
       io_->run();
     });
+    if (controller_) JoinCluster();
     LogInfo("serving on ", options_.host, ":", port_,
             options_.data_dir.empty()
                 ? " (in memory)"
@@ -92,6 +98,7 @@ class BrokerImpl {
 
   absl::Status Stop(bool clean = true) {
     if (!running_) return absl::OkStatus();
+    if (controller_) LeaveCluster();
     if (clean) {
       (void)RunOnLoop([this] {
         server_->Stop();
@@ -145,7 +152,30 @@ class BrokerImpl {
     if (running_) asio::post(*io_, std::move(fn));
   }
 
+  // Follows the controller from now on (each snapshot is applied on the
+  // loop), then registers, which may make this broker a leader again.
+  void JoinCluster() {
+    subscription_ = controller_->Subscribe(
+        [this](std::shared_ptr<const ClusterMetadata> m) {
+          Post([this, m = std::move(m)]() mutable {
+            ApplyClusterMetadata(*state_, std::move(m));
+          });
+        });
+    controller_->RegisterBroker(options_.node_id, state_->advertised_host(),
+                                port_);
+  }
+
+  // Fenced first, so the controller moves this broker's leaderships while it
+  // shuts down, as Kafka's controlled shutdown (and a crash, once the session
+  // times out) does.
+  void LeaveCluster() {
+    controller_->FenceBroker(options_.node_id);
+    controller_->Unsubscribe(subscription_);
+  }
+
   BrokerOptions options_;
+  std::shared_ptr<Controller> controller_;  // null: the whole cluster
+  int subscription_ = 0;
   Faults faults_;
   std::shared_ptr<FaultInjectingFileSystem> fs_;
   std::unique_ptr<rocksdb::Env> env_;
@@ -199,6 +229,11 @@ Broker::Broker(std::unique_ptr<BrokerImpl> impl) : impl_(std::move(impl)) {}
 Broker::~Broker() = default;
 
 absl::StatusOr<std::unique_ptr<Broker>> Broker::Start(BrokerOptions options) {
+  return StartInCluster(std::move(options), nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<Broker>> Broker::StartInCluster(
+    BrokerOptions options, std::shared_ptr<Controller> controller) {
   SetVerboseLogging(options.verbose);
   if (options.max_frame_bytes < 1 || options.max_connections < 1 ||
       options.max_in_flight_request_bytes < 1 ||
@@ -208,7 +243,8 @@ absl::StatusOr<std::unique_ptr<Broker>> Broker::Start(BrokerOptions options) {
         "max_decompressed_batch_bytes must be positive");
   }
   uint16_t port = options.port;
-  auto impl = std::make_unique<BrokerImpl>(std::move(options));
+  auto impl =
+      std::make_unique<BrokerImpl>(std::move(options), std::move(controller));
   if (absl::Status s = impl->Start(port); !s.ok()) return s;
   return std::unique_ptr<Broker>(new Broker(std::move(impl)));
 }
@@ -229,14 +265,22 @@ Faults& Broker::faults() { return impl_->faults_; }
 absl::Status Broker::CreateTopic(
     std::string_view name, int32_t partitions,
     const std::map<std::string, std::string>& configs) {
+  return CreateTopic(name, partitions, -1, configs);
+}
+
+absl::Status Broker::CreateTopic(
+    std::string_view name, int32_t partitions, int32_t replication_factor,
+    const std::map<std::string, std::string>& configs) {
   std::string owned(name);
   return impl_->RunOnLoop([&]() -> absl::Status {
-    ApiError e = impl_->state_->CreateTopic(owned, partitions, configs);
+    ApiError e = impl_->state_->CreateTopic(owned, partitions, configs, false,
+                                            replication_factor);
     impl_->state_->commits().CommitNow();
     if (e.ok()) return absl::OkStatus();
     if (e.code == protocol::ErrorCode::kTopicAlreadyExists)
       return absl::AlreadyExistsError(e.message);
-    return absl::InvalidArgumentError(e.message);
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(protocol::ErrorCodeName(e.code)), ": ", e.message));
   });
 }
 

@@ -6,6 +6,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cluster/cluster_membership.h"
+#include "controller/controller.h"
 #include "group/group_coordinator.h"
 #include "storage/keys.h"
 #include "txn/transaction_coordinator.h"
@@ -89,7 +91,9 @@ int64_t BrokerState::NowMs() const {
 
 ApiError BrokerState::CreateTopic(
     const std::string& name, int32_t partitions,
-    const std::map<std::string, std::string>& configs, bool validate_only) {
+    const std::map<std::string, std::string>& configs, bool validate_only,
+    int32_t replication_factor,
+    const std::optional<std::vector<std::vector<int32_t>>>& assignments) {
   if (absl::Status s = ValidateTopicName(name); !s.ok()) {
     return Error(ErrorCode::kInvalidTopicException, std::string(s.message()));
   }
@@ -97,7 +101,9 @@ ApiError BrokerState::CreateTopic(
     return Error(ErrorCode::kTopicAlreadyExists,
                  absl::StrCat("topic '", name, "' already exists"));
   }
-  if (partitions == -1) partitions = options_.default_partitions;
+  if (partitions == -1 && !assignments)
+    partitions = options_.default_partitions;
+  if (assignments) partitions = static_cast<int32_t>(assignments->size());
   if (partitions <= 0 || partitions > kMaxPartitions) {
     return Error(ErrorCode::kInvalidPartitions,
                  absl::StrCat("number of partitions must be in [1, ",
@@ -109,12 +115,34 @@ ApiError BrokerState::CreateTopic(
       return Error(ErrorCode::kInvalidConfig, std::string(s.message()));
     }
   }
+  if (controller_ != nullptr) {
+    // The controller places the replicas; every broker, this one at once,
+    // then adds the topic as it applies the controller's decision.
+    NewTopic request{.name = name,
+                     .partitions = assignments ? -1 : partitions,
+                     .replication_factor = replication_factor,
+                     .assignments = assignments,
+                     .configs = configs};
+    if (auto it = configs.find("unclean.leader.election.enable");
+        it != configs.end())
+      request.unclean_leader_election = it->second == "true";
+    if (ApiError e = controller_->CreateTopic(request, validate_only); !e.ok())
+      return e;
+    if (!validate_only) ApplyClusterMetadata(*this, controller_->metadata());
+    return {};
+  }
   if (validate_only) return {};
+  AddTopic(name, partitions, std::move(config));
+  return {};
+}
+
+Topic& BrokerState::AddTopic(const std::string& name, int32_t partitions,
+                             TopicConfig config) {
   Topic& topic =
       topics_.Add(name, next_topic_id_++, partitions, std::move(config));
   PersistTopic(topic);
   LogInfo("created topic ", name, " with ", partitions, " partition(s)");
-  return {};
+  return topic;
 }
 
 Topic* BrokerState::FindTopic(std::string_view name, bool auto_create) {

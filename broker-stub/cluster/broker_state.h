@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cluster/api_error.h"
@@ -23,6 +25,8 @@
 
 namespace exactly::broker {
 
+class Controller;
+struct ClusterMetadata;
 class GroupCoordinator;
 class TransactionCoordinator;
 
@@ -54,11 +58,31 @@ class BrokerState {
                                             : options_.advertised_host;
   }
 
-  // Creates a topic after Kafka's checks (name, partition count, configs). With
-  // validate_only nothing changes. Persisted with the next commit.
+  // Cluster mode: this broker is one of several that follow `controller`
+  // (cluster/cluster_membership.h). Null when this broker is the whole
+  // cluster, as it is unless started by a Cluster.
+  Controller* controller() const { return controller_; }
+  void set_controller(Controller* controller) { controller_ = controller; }
+  // The controller's decisions as this broker last applied them; null
+  // without a controller.
+  const ClusterMetadata* cluster_metadata() const { return metadata_.get(); }
+  void set_cluster_metadata(std::shared_ptr<const ClusterMetadata> m) {
+    metadata_ = std::move(m);
+  }
+
+  // Creates a topic after Kafka's checks (name, partition count, configs;
+  // in a cluster also the replication factor or the explicit `assignments`,
+  // which the controller places). With validate_only nothing changes.
+  // Persisted with the next commit.
   ApiError CreateTopic(const std::string& name, int32_t partitions,
                        const std::map<std::string, std::string>& configs,
-                       bool validate_only = false);
+                       bool validate_only = false,
+                       int32_t replication_factor = -1,
+                       const std::optional<std::vector<std::vector<int32_t>>>&
+                           assignments = std::nullopt);
+  // Adds a topic the controller placed to this broker's registry.
+  Topic& AddTopic(const std::string& name, int32_t partitions,
+                  TopicConfig config);
   // The topic, created with the default partition count if auto-creation allows
   // and asked.
   Topic* FindTopic(std::string_view name, bool auto_create);
@@ -98,6 +122,8 @@ class BrokerState {
   int64_t next_producer_id_ = 1;
   uint32_t next_topic_id_ = 1;
   uint16_t advertised_port_ = 0;
+  Controller* controller_ = nullptr;
+  std::shared_ptr<const ClusterMetadata> metadata_;
   // Declared last, destroyed first: it stages into the store and the commit
   // pipeline.
   std::unique_ptr<GroupCoordinator> groups_;

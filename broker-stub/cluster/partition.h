@@ -35,9 +35,12 @@ class Partition {
   const std::string& topic() const { return topic_; }
   uint32_t topic_id() const { return topic_id_; }
   int32_t index() const { return index_; }
-  // This broker is every partition's only replica; its leader epoch never
-  // changes.
-  int32_t leader_epoch() const { return 0; }
+  // The epoch of the partition's current leader, stamped on every batch this
+  // broker appends as leader. A broker that is the whole cluster leads at
+  // epoch 0 forever; in a cluster the controller moves it
+  // (cluster/cluster_membership.cc).
+  int32_t leader_epoch() const { return leader_epoch_; }
+  void set_leader_epoch(int32_t epoch) { leader_epoch_ = epoch; }
 
   PartitionLog& log() { return log_; }
   const PartitionLog& log() const { return log_; }
@@ -78,6 +81,7 @@ class Partition {
   std::string topic_;
   uint32_t topic_id_;
   int32_t index_;
+  int32_t leader_epoch_ = 0;
   PartitionLog log_;
   ProducerStateTable producers_;
   TransactionIndex transactions_;

@@ -31,12 +31,13 @@ inline constexpr int32_t kNoLeader = -1;
 struct PartitionState {
   ReplicaList replicas;  // the first one is the preferred leader
   int32_t leader = kNoLeader;
-  // Grows with every leader change; a request or a batch that carries an older
-  // one comes from a deposed leader's view of the world.
-  int32_t leader_epoch = 0;
+  // Grows with every leader change (the first leader has epoch 0); a request
+  // or a batch that carries an older one comes from a deposed leader's view of
+  // the world.
+  int32_t leader_epoch = -1;
   // Grows with every change of this partition (leader or ISR), so an ISR
   // change computed from a stale view is refused (KIP-497's partition epoch).
-  int32_t partition_epoch = 0;
+  int32_t partition_epoch = -1;
   ReplicaList isr;
 
   bool IsReplica(int32_t node) const;
@@ -48,6 +49,9 @@ struct TopicPlacement {
   // unclean.leader.election.enable: whether an out-of-sync replica may lead
   // when no in-sync one is alive.
   bool unclean_leader_election = false;
+  // The topic's config overrides, so that every broker holds the topic with
+  // the same configs.
+  std::map<std::string, std::string> configs;
   std::vector<PartitionState> partitions;
 };
 

@@ -204,6 +204,7 @@ ApiError Controller::CreateTopic(const NewTopic& request, bool validate_only) {
   topic->name = request.name;
   topic->unclean_leader_election = request.unclean_leader_election.value_or(
       options_.unclean_leader_election);
+  topic->configs = request.configs;
   for (ReplicaList& r : replicas) {
     PartitionState p;
     // Replicas on fenced brokers start out of sync; they join the ISR once
@@ -291,6 +292,18 @@ void Controller::DeleteTopic(std::string_view name) {
   if (metadata()->topic(name) == nullptr) return;
   auto next = Copy();
   next->topics.erase(next->topics.find(name));
+  Publish(std::move(next));
+}
+
+void Controller::SetTopicConfigs(std::string_view name,
+                                 std::map<std::string, std::string> configs) {
+  std::lock_guard lock(change_mu_);
+  const TopicPlacement* existing = metadata()->topic(name);
+  if (existing == nullptr) return;
+  auto next = Copy();
+  auto topic = std::make_shared<TopicPlacement>(*existing);
+  topic->configs = std::move(configs);
+  next->topics.find(name)->second = std::move(topic);
   Publish(std::move(next));
 }
 

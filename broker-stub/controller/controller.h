@@ -42,6 +42,7 @@ struct NewTopic {
   // `replication_factor` must be -1 (as CreateTopics demands).
   std::optional<std::vector<ReplicaList>> assignments;
   std::optional<bool> unclean_leader_election;  // unset: the default
+  std::map<std::string, std::string> configs;   // checked by the broker
 };
 
 class Controller {
@@ -80,6 +81,9 @@ class Controller {
       bool validate_only = false);
   void DeleteTopic(std::string_view name);
   void SetUncleanLeaderElection(std::string_view name, bool enabled);
+  // Replaces the topic's config overrides (checked by the broker).
+  void SetTopicConfigs(std::string_view name,
+                       std::map<std::string, std::string> configs);
 
   // AlterPartition: the leader of a partition, at `leader_epoch` and
   // `partition_epoch`, asks for `isr` as the new in-sync set. Refused with

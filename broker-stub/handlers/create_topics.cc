@@ -61,6 +61,8 @@ ApiError Check(BrokerState& b, const CreateTopicsRequest::Topic& t,
         return Error(ErrorCode::kInvalidReplicaAssignment,
                      "assignments must cover partitions 0..n-1 in order");
       }
+      // In a cluster the controller checks the brokers named.
+      if (b.controller() != nullptr) continue;
       if (a.broker_ids.size() != 1 || a.broker_ids[0] != b.options().node_id) {
         return Error(ErrorCode::kInvalidReplicaAssignment,
                      absl::StrCat("this cluster has one broker, id ",
@@ -79,7 +81,7 @@ ApiError Check(BrokerState& b, const CreateTopicsRequest::Topic& t,
       return Error(ErrorCode::kInvalidReplicationFactor,
                    "Replication factor must be larger than 0.");
     }
-    if (t.replication_factor > 1) {
+    if (t.replication_factor > 1 && b.controller() == nullptr) {
       return Error(ErrorCode::kInvalidReplicationFactor,
                    absl::StrCat("Replication factor: ", t.replication_factor,
                                 " larger than available brokers: 1."));
@@ -125,7 +127,14 @@ void HandleCreateTopics(BrokerState& b, const RequestHeader& h,
     if (error.ok()) {
       std::map<std::string, std::string> configs;
       for (const auto& c : t.configs) configs[c.name] = *c.value;
-      error = b.CreateTopic(t.name, partitions, configs, request.validate_only);
+      std::optional<std::vector<std::vector<int32_t>>> assignments;
+      if (!t.assignments.empty()) {
+        assignments.emplace();
+        for (const auto& a : t.assignments)
+          assignments->push_back(a.broker_ids);
+      }
+      error = b.CreateTopic(t.name, partitions, configs, request.validate_only,
+                            t.replication_factor, assignments);
     }
     rt.error_code = error.code_value();
     rt.error_message = error.message_or_null();

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/cluster_membership.h"
 #include "handlers/handlers.h"
 
 namespace exactly::broker {
@@ -93,6 +94,11 @@ class DelayedFetch : public PartitionWaiter,
     Partition* partition = b_.FindPartition(topic, p.index);
     if (partition == nullptr) {
       rp.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+      return;
+    }
+    if (ErrorCode leadership = LeadershipError(b_, topic, p.index);
+        leadership != ErrorCode::kNone) {
+      rp.error_code = static_cast<int16_t>(leadership);
       return;
     }
     const PartitionLog& log = partition->log();

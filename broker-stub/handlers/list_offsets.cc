@@ -1,6 +1,7 @@
 // ListOffsets: the earliest offset, the latest (the high watermark, or the last
 // stable offset for read_committed), or the first offset at or after a
 // timestamp.
+#include "cluster/cluster_membership.h"
 #include "handlers/handlers.h"
 
 namespace exactly::broker {
@@ -33,6 +34,11 @@ void HandleListOffsets(BrokerState& b, const RequestHeader& h,
       if (partition == nullptr) {
         rp.error_code =
             static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+        continue;
+      }
+      if (ErrorCode leadership = LeadershipError(b, t.name, p.index);
+          leadership != ErrorCode::kNone) {
+        rp.error_code = static_cast<int16_t>(leadership);
         continue;
       }
       rp.leader_epoch = partition->leader_epoch();

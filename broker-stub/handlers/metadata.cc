@@ -1,6 +1,11 @@
-// Metadata: this broker as the whole cluster, and the topics asked for (created
-// on demand when auto-creation is on and the client allows it).
+// Metadata: the cluster's brokers (this one alone, or the controller's live
+// ones), and the topics asked for (created on demand when auto-creation is on
+// and the client allows it) with each partition's leader, replicas and ISR.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "cluster/cluster_membership.h"
+#include "controller/cluster_metadata.h"
 #include "handlers/handlers.h"
 
 namespace exactly::broker {
@@ -13,6 +18,26 @@ using protocol::MetadataResponse;
 MetadataResponse::Topic Describe(const BrokerState& b, const Topic& topic) {
   MetadataResponse::Topic t;
   t.name = topic.name;
+  const ClusterMetadata* cluster = b.cluster_metadata();
+  if (const TopicPlacement* placement =
+          cluster ? cluster->topic(topic.name) : nullptr) {
+    for (size_t i = 0; i < placement->partitions.size(); ++i) {
+      const PartitionState& p = placement->partitions[i];
+      MetadataResponse::Partition& mp = t.partitions.emplace_back();
+      mp.index = static_cast<int32_t>(i);
+      mp.leader_id = p.leader;
+      mp.leader_epoch = std::max(p.leader_epoch, 0);
+      mp.replica_nodes = p.replicas;
+      mp.isr_nodes = p.isr;
+      for (int32_t r : p.replicas) {
+        const BrokerInfo* info = cluster->broker(r);
+        if (info == nullptr || info->fenced) mp.offline_replicas.push_back(r);
+      }
+      if (p.leader == kNoLeader)
+        mp.error_code = static_cast<int16_t>(ErrorCode::kLeaderNotAvailable);
+    }
+    return t;
+  }
   for (const auto& p : topic.partitions) {
     MetadataResponse::Partition& mp = t.partitions.emplace_back();
     mp.index = p->index();
@@ -29,13 +54,24 @@ MetadataResponse::Topic Describe(const BrokerState& b, const Topic& topic) {
 void HandleMetadata(BrokerState& b, const RequestHeader& h,
                     protocol::MetadataRequest& request, Responder r) {
   MetadataResponse response;
-  response.brokers.push_back({b.options().node_id,
-                              b.advertised_host(),
-                              static_cast<int32_t>(b.advertised_port()),
-                              std::nullopt,
-                              {}});
   response.cluster_id = b.options().cluster_id;
-  response.controller_id = b.options().node_id;
+  if (const ClusterMetadata* cluster = b.cluster_metadata()) {
+    // Kafka lists the brokers that are alive (not fenced); the controller id
+    // is one of them (here the lowest), as clients only need it to exist.
+    for (const auto& [id, info] : cluster->brokers) {
+      if (info.fenced) continue;
+      response.brokers.push_back({id, info.host, info.port, std::nullopt, {}});
+    }
+    response.controller_id =
+        response.brokers.empty() ? -1 : response.brokers.front().node_id;
+  } else {
+    response.brokers.push_back({b.options().node_id,
+                                b.advertised_host(),
+                                static_cast<int32_t>(b.advertised_port()),
+                                std::nullopt,
+                                {}});
+    response.controller_id = b.options().node_id;
+  }
   if (request.AllTopics(h.api_version)) {
     for (const auto& [name, topic] : b.topics().all()) {
       response.topics.push_back(Describe(b, *topic));

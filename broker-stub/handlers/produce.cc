@@ -3,6 +3,7 @@
 // acks=0 gets no answer).
 #include "absl/strings/str_cat.h"
 #include "cluster/appender.h"
+#include "cluster/cluster_membership.h"
 #include "handlers/handlers.h"
 #include "protocol/produce_request_check.h"
 #include "protocol/record_batch.h"
@@ -111,6 +112,12 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
       }
       if (p.records.slices.size() > 1) {
         fail(ErrorCode::kCorruptMessage, "records in more than one piece");
+        continue;
+      }
+      if (ErrorCode leadership = LeadershipError(b, t.name, p.index);
+          leadership != ErrorCode::kNone) {
+        fail(leadership, absl::StrCat("broker ", b.options().node_id,
+                                      " does not lead ", t.name, "-", p.index));
         continue;
       }
       if (ApiError unverified = VerifyTransactionalBatch(

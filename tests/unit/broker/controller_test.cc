@@ -49,7 +49,7 @@ TEST_F(ControllerTest, NewTopicLeadsOnItsPreferredReplicaWithAllInSync) {
     EXPECT_EQ(s->replicas.size(), 3u);
     EXPECT_EQ(s->leader, s->replicas.front());
     EXPECT_EQ(s->isr, s->replicas);
-    EXPECT_EQ(s->leader_epoch, 1);
+    EXPECT_EQ(s->leader_epoch, 0) << "Kafka's first leader epoch";
   }
 }
 
@@ -90,7 +90,7 @@ TEST_F(ControllerTest, LeaderDeathElectsTheNextInSyncReplica) {
   controller_.FenceBroker(1);
   PartitionState s = State("t", 0);
   EXPECT_EQ(s.leader, 2);
-  EXPECT_EQ(s.leader_epoch, 2);
+  EXPECT_EQ(s.leader_epoch, 1);
   EXPECT_THAT(s.isr, ElementsAre(2, 3));
   EXPECT_GT(controller_.metadata()->version, version);
   EXPECT_TRUE(controller_.metadata()->broker(1)->fenced);
@@ -101,7 +101,7 @@ TEST_F(ControllerTest, FollowerDeathOnlyShrinksTheIsr) {
   controller_.FenceBroker(3);
   PartitionState s = State("t", 0);
   EXPECT_EQ(s.leader, 1);
-  EXPECT_EQ(s.leader_epoch, 1);
+  EXPECT_EQ(s.leader_epoch, 0);
   EXPECT_THAT(s.isr, ElementsAre(1, 2));
 }
 

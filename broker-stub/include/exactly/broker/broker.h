@@ -155,6 +155,8 @@ struct LogMemory {
 };
 
 class BrokerImpl;
+class Cluster;
+class Controller;
 
 class Broker {
  public:
@@ -176,6 +178,12 @@ class Broker {
   absl::Status CreateTopic(
       std::string_view name, int32_t partitions,
       const std::map<std::string, std::string>& configs = {});
+  // The same with `replication_factor` replicas per partition (-1: the
+  // cluster's default); InvalidArgument, naming Kafka's error, when the
+  // cluster cannot place them.
+  absl::Status CreateTopic(std::string_view name, int32_t partitions,
+                           int32_t replication_factor,
+                           const std::map<std::string, std::string>& configs);
   std::vector<std::string> ListTopics() const;
   // Every batch of a partition's log, records decoded, in offset order (below
   // the log end, including records not yet visible to readers).
@@ -220,6 +228,10 @@ class Broker {
   absl::Status Restart(RestartMode mode);
 
  private:
+  friend class Cluster;
+  // A broker of a Cluster, following `controller`.
+  static absl::StatusOr<std::unique_ptr<Broker>> StartInCluster(
+      BrokerOptions options, std::shared_ptr<Controller> controller);
   explicit Broker(std::unique_ptr<BrokerImpl> impl);
   std::unique_ptr<BrokerImpl> impl_;
 };

@@ -1,0 +1,85 @@
+// A cluster of bundled brokers in one process, sharing one controller.
+#include "exactly/broker/cluster.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "controller/controller.h"
+
+namespace exactly::broker {
+
+Cluster::Cluster(ClusterOptions options, std::shared_ptr<Controller> controller)
+    : options_(std::move(options)), controller_(std::move(controller)) {}
+
+Cluster::~Cluster() { (void)Stop(); }
+
+absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
+    ClusterOptions options) {
+  if (options.brokers < 1)
+    return absl::InvalidArgumentError("a cluster needs at least one broker");
+  const int32_t replication_factor = options.default_replication_factor == -1
+                                         ? std::min(3, options.brokers)
+                                         : options.default_replication_factor;
+  if (replication_factor < 1 || replication_factor > options.brokers)
+    return absl::InvalidArgumentError(
+        absl::StrCat("default replication factor ", replication_factor,
+                     " is not in [1, ", options.brokers, "]"));
+  auto controller = std::make_shared<Controller>(ControllerOptions{
+      .default_replication_factor = replication_factor,
+      .unclean_leader_election = options.unclean_leader_election});
+  std::unique_ptr<Cluster> cluster(new Cluster(options, controller));
+  for (int32_t id = 1; id <= options.brokers; ++id) {
+    BrokerOptions broker = options.broker;
+    broker.node_id = id;
+    if (options.broker.port != 0)
+      broker.port = static_cast<uint16_t>(options.broker.port + id - 1);
+    if (!options.broker.data_dir.empty())
+      broker.data_dir = (std::filesystem::path(options.broker.data_dir) /
+                         absl::StrCat("broker-", id))
+                            .string();
+    absl::StatusOr<std::unique_ptr<Broker>> started =
+        Broker::StartInCluster(std::move(broker), controller);
+    if (!started.ok()) return started.status();
+    cluster->brokers_.push_back(std::move(*started));
+  }
+  return cluster;
+}
+
+std::string Cluster::bootstrap_servers() const {
+  std::vector<std::string> servers;
+  for (const auto& b : brokers_) servers.push_back(b->bootstrap_servers());
+  return absl::StrJoin(servers, ",");
+}
+
+Broker& Cluster::broker(int32_t node_id) {
+  return *brokers_.at(static_cast<size_t>(node_id - 1));
+}
+
+absl::Status Cluster::CreateTopic(
+    std::string_view name, int32_t partitions, int32_t replication_factor,
+    const std::map<std::string, std::string>& configs) {
+  const std::vector<int32_t> live = controller_->metadata()->LiveBrokers();
+  if (live.empty()) return absl::UnavailableError("no broker is running");
+  return broker(live.front())
+      .CreateTopic(name, partitions, replication_factor, configs);
+}
+
+absl::StatusOr<PartitionLeadership> Cluster::DescribePartition(
+    std::string_view topic, int32_t partition) const {
+  const PartitionState* p =
+      controller_->metadata()->partition(topic, partition);
+  if (p == nullptr)
+    return absl::NotFoundError(
+        absl::StrCat("no partition ", std::string(topic), "-", partition));
+  return PartitionLeadership{p->leader, p->leader_epoch, p->replicas, p->isr};
+}
+
+absl::Status Cluster::Stop() {
+  absl::Status first;
+  for (auto& b : brokers_) first.Update(b->Stop());
+  return first;
+}
+
+}  // namespace exactly::broker

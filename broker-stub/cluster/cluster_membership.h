@@ -1,0 +1,33 @@
+// How a broker of a cluster follows the controller: it applies each metadata
+// snapshot (adds the topics it has not seen, grows partitions, takes up each
+// partition's leader epoch), and it serves a partition's reads and writes
+// only while it leads it. A broker without a controller is the whole cluster
+// and leads everything.
+#ifndef EXACTLY_BROKER_CLUSTER_CLUSTER_MEMBERSHIP_H_
+#define EXACTLY_BROKER_CLUSTER_CLUSTER_MEMBERSHIP_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "cluster/broker_state.h"
+#include "controller/cluster_metadata.h"
+#include "protocol/error_code.h"
+
+namespace exactly::broker {
+
+// Applies `metadata` unless this broker has applied a later one. Runs on the
+// broker's thread.
+void ApplyClusterMetadata(BrokerState& b,
+                          std::shared_ptr<const ClusterMetadata> metadata);
+
+// kNone when this broker leads `topic`[`partition`] (or has no controller);
+// NOT_LEADER_OR_FOLLOWER when another broker does, LEADER_NOT_AVAILABLE when
+// none does (an offline partition). A partition the controller does not know
+// is the caller's UNKNOWN_TOPIC_OR_PARTITION to answer.
+protocol::ErrorCode LeadershipError(const BrokerState& b,
+                                    std::string_view topic, int32_t partition);
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_CLUSTER_CLUSTER_MEMBERSHIP_H_

@@ -1,0 +1,85 @@
+// Several bundled brokers in one process, as one Kafka cluster: each broker
+// has its own node id, port, event-loop thread and store; a controller shared
+// by them places each partition's replicas, elects leaders and tracks the ISR
+// (as Kafka's KRaft controller does), and every broker follows its decisions.
+//
+//   auto cluster = exactly::broker::Cluster::Start({.brokers = 3});
+//   (*cluster)->CreateTopic("orders", 6, 3);   // 6 partitions, 3 replicas
+//   std::string servers = (*cluster)->bootstrap_servers();   // all three
+//
+// Work in progress (docs/architecture.md, "Cluster mode"): leaders, replica
+// placement and Metadata are the cluster's; replication between brokers is
+// not there yet, so a follower's log stays empty and acks=all is answered by
+// the leader alone.
+#ifndef EXACTLY_BROKER_CLUSTER_H_
+#define EXACTLY_BROKER_CLUSTER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "exactly/broker/broker.h"
+
+namespace exactly::broker {
+
+struct ClusterOptions {
+  int32_t brokers = 3;
+  // What every broker starts with. Node ids are 1..brokers; a non-zero port
+  // is the first broker's, the others' follow it; a data dir gets one folder
+  // per broker (broker-1, broker-2, ...).
+  BrokerOptions broker;
+  // default.replication.factor; -1: min(3, brokers), as a test cluster wants.
+  int32_t default_replication_factor = -1;
+  // unclean.leader.election.enable for topics that do not set it.
+  bool unclean_leader_election = false;
+};
+
+// Where a partition's replicas are and who leads, as the controller decided.
+struct PartitionLeadership {
+  int32_t leader = -1;  // -1: offline
+  int32_t leader_epoch = -1;
+  std::vector<int32_t> replicas;
+  std::vector<int32_t> isr;
+};
+
+class Cluster {
+ public:
+  static absl::StatusOr<std::unique_ptr<Cluster>> Start(ClusterOptions options);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  // "127.0.0.1:P1,127.0.0.1:P2,...", every broker.
+  std::string bootstrap_servers() const;
+  int32_t size() const { return static_cast<int32_t>(brokers_.size()); }
+  // The broker with node id `node_id` (1..size()).
+  Broker& broker(int32_t node_id);
+
+  // Creates a topic with `replication_factor` replicas per partition (-1: the
+  // default), through a running broker, as CreateTopics does.
+  absl::Status CreateTopic(
+      std::string_view name, int32_t partitions,
+      int32_t replication_factor = -1,
+      const std::map<std::string, std::string>& configs = {});
+  absl::StatusOr<PartitionLeadership> DescribePartition(
+      std::string_view topic, int32_t partition) const;
+
+  // Stops every broker. Idempotent.
+  absl::Status Stop();
+
+ private:
+  Cluster(ClusterOptions options, std::shared_ptr<Controller> controller);
+
+  ClusterOptions options_;
+  std::shared_ptr<Controller> controller_;
+  std::vector<std::unique_ptr<Broker>> brokers_;  // node id i at [i - 1]
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_CLUSTER_H_

@@ -1,0 +1,235 @@
+// Several brokers in one process (exactly/broker/cluster.h): the controller
+// places replicas as Kafka does and refuses what Kafka refuses; every broker
+// answers Metadata with the whole cluster; a partition is served by its
+// leader only; a stopped broker's leaderships move to the ISR; and a real
+// client (librdkafka) produces across the brokers and reads everything back.
+#include "exactly/broker/cluster.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "protocol/messages/all.h"
+#include "protocol/record_batch.h"
+#include "protocol/request_header.h"
+#include "support/kafka_client.h"
+#include "support/raw_connection.h"
+
+namespace exactly::broker {
+namespace {
+
+using ::exactly::testing::ConsumeAll;
+using ::exactly::testing::DeliveryCounter;
+using ::exactly::testing::NewClient;
+using ::exactly::testing::ProduceOne;
+using ::exactly::testing::RawConnection;
+using protocol::ErrorCode;
+
+// Sends `request` on a fresh connection to `port` and decodes the answer.
+template <class Response, class Request>
+Response Call(uint16_t port, int16_t version, const Request& request) {
+  RawConnection c(port);
+  protocol::RequestHeader h;
+  h.api_key = static_cast<int16_t>(Request::kApiKey);
+  h.api_version = version;
+  h.correlation_id = 7;
+  h.client_id = "cluster-test";
+  EXPECT_TRUE(c.Send(protocol::EncodeRequestFrame(h, request)));
+  std::optional<std::string> frame = c.ReadFrame();
+  EXPECT_TRUE(frame.has_value()) << "no response";
+  if (!frame) return Response{};
+  std::string_view body = *frame;
+  EXPECT_TRUE(
+      protocol::ParseResponseHeader(Request::kApiKey, version, &body).ok());
+  absl::StatusOr<Response> response =
+      protocol::DecodeMessage<Response>(body, version);
+  EXPECT_TRUE(response.ok()) << response.status();
+  return response.ok() ? *response : Response{};
+}
+
+protocol::MetadataResponse Metadata(uint16_t port, const std::string& topic) {
+  protocol::MetadataRequest request;
+  request.topics.emplace();
+  request.topics->push_back({});
+  request.topics->back().name = topic;
+  return Call<protocol::MetadataResponse>(port, 8, request);
+}
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto cluster = Cluster::Start({.brokers = 3});
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster);
+  }
+  std::unique_ptr<Cluster> cluster_;
+};
+
+TEST_F(ClusterTest, EveryBrokerDescribesTheWholeCluster) {
+  ASSERT_TRUE(cluster_->CreateTopic("orders", 6, 3).ok());
+  std::map<int32_t, int> leaders;
+  for (int32_t id = 1; id <= 3; ++id) {
+    protocol::MetadataResponse m =
+        Metadata(cluster_->broker(id).port(), "orders");
+    ASSERT_EQ(m.brokers.size(), 3u) << "asked broker " << id;
+    std::set<int32_t> ports;
+    for (const auto& b : m.brokers) {
+      EXPECT_EQ(b.port, cluster_->broker(b.node_id).port());
+      ports.insert(b.port);
+    }
+    EXPECT_EQ(ports.size(), 3u);
+    ASSERT_EQ(m.topics.size(), 1u);
+    ASSERT_EQ(m.topics[0].partitions.size(), 6u);
+    for (const auto& p : m.topics[0].partitions) {
+      EXPECT_EQ(p.error_code, 0);
+      EXPECT_EQ(p.replica_nodes.size(), 3u);
+      EXPECT_EQ(p.isr_nodes, p.replica_nodes);
+      EXPECT_EQ(p.leader_id, p.replica_nodes.front());
+      EXPECT_EQ(p.leader_epoch, 0);
+      if (id == 1) ++leaders[p.leader_id];
+    }
+  }
+  // Kafka's placement spreads the leaders evenly.
+  EXPECT_EQ(leaders, (std::map<int32_t, int>{{1, 2}, {2, 2}, {3, 2}}));
+}
+
+TEST_F(ClusterTest, RefusesWhatKafkaRefuses) {
+  absl::Status too_many = cluster_->CreateTopic("t", 1, 4);
+  EXPECT_TRUE(absl::IsInvalidArgument(too_many)) << too_many;
+  EXPECT_NE(too_many.message().find("INVALID_REPLICATION_FACTOR"),
+            std::string::npos)
+      << too_many;
+
+  // Over the wire: an assignment naming a broker that does not exist, and a
+  // replication factor above the broker count.
+  protocol::CreateTopicsRequest request;
+  request.timeout_ms = 5000;
+  auto& unknown = request.topics.emplace_back();
+  unknown.name = "unknown-broker";
+  unknown.num_partitions = -1;
+  unknown.replication_factor = -1;
+  unknown.assignments.push_back({});
+  unknown.assignments.back().partition_index = 0;
+  unknown.assignments.back().broker_ids = {1, 9};
+  auto& rf = request.topics.emplace_back();
+  rf.name = "rf-four";
+  rf.num_partitions = 1;
+  rf.replication_factor = 4;
+  auto& fine = request.topics.emplace_back();
+  fine.name = "fine";
+  fine.num_partitions = 2;
+  fine.replication_factor = 2;
+  auto response = Call<protocol::CreateTopicsResponse>(
+      cluster_->broker(2).port(), 4, request);
+  ASSERT_EQ(response.topics.size(), 3u);
+  EXPECT_EQ(response.topics[0].error_code,
+            static_cast<int16_t>(ErrorCode::kInvalidReplicaAssignment));
+  EXPECT_EQ(response.topics[1].error_code,
+            static_cast<int16_t>(ErrorCode::kInvalidReplicationFactor));
+  EXPECT_EQ(response.topics[2].error_code, 0);
+  auto fine_placement = cluster_->DescribePartition("fine", 1);
+  ASSERT_TRUE(fine_placement.ok());
+  EXPECT_EQ(fine_placement->replicas.size(), 2u);
+}
+
+TEST_F(ClusterTest, OnlyTheLeaderServesAPartition) {
+  ASSERT_TRUE(cluster_->CreateTopic("t", 1, 3).ok());
+  auto placement = cluster_->DescribePartition("t", 0);
+  ASSERT_TRUE(placement.ok());
+  const int32_t follower = placement->replicas[1];
+  protocol::ListOffsetsRequest request;
+  request.replica_id = -1;
+  auto& t = request.topics.emplace_back();
+  t.name = "t";
+  auto& p = t.partitions.emplace_back();
+  p.index = 0;
+  p.timestamp = protocol::kListOffsetsLatest;
+  auto at_follower = Call<protocol::ListOffsetsResponse>(
+      cluster_->broker(follower).port(), 5, request);
+  ASSERT_EQ(at_follower.topics.size(), 1u);
+  EXPECT_EQ(at_follower.topics[0].partitions[0].error_code,
+            static_cast<int16_t>(ErrorCode::kNotLeaderOrFollower));
+  auto at_leader = Call<protocol::ListOffsetsResponse>(
+      cluster_->broker(placement->leader).port(), 5, request);
+  ASSERT_EQ(at_leader.topics.size(), 1u);
+  EXPECT_EQ(at_leader.topics[0].partitions[0].error_code, 0);
+}
+
+TEST_F(ClusterTest, AStoppedBrokersLeadershipsMoveToTheIsr) {
+  ASSERT_TRUE(cluster_->CreateTopic("t", 3, 3).ok());
+  ASSERT_TRUE(cluster_->CreateTopic("single", 3, 1).ok());
+  auto before = cluster_->DescribePartition("t", 0);
+  ASSERT_TRUE(before.ok());
+  const int32_t old_leader = before->leader;
+  ASSERT_TRUE(cluster_->broker(old_leader).Stop().ok());
+  auto after = cluster_->DescribePartition("t", 0);
+  ASSERT_TRUE(after.ok());
+  EXPECT_NE(after->leader, old_leader);
+  EXPECT_EQ(after->leader, before->replicas[1]) << "the next in-sync replica";
+  EXPECT_EQ(after->leader_epoch, before->leader_epoch + 1);
+  EXPECT_EQ(after->isr.size(), 2u);
+  // The survivors tell clients so, and no longer list the stopped broker;
+  // a partition whose only replica it was is offline.
+  const int32_t survivor = old_leader == 1 ? 2 : 1;
+  protocol::MetadataResponse m =
+      Metadata(cluster_->broker(survivor).port(), "single");
+  EXPECT_EQ(m.brokers.size(), 2u);
+  int offline = 0;
+  for (const auto& p : m.topics.at(0).partitions) {
+    if (p.leader_id == -1) {
+      ++offline;
+      EXPECT_EQ(p.error_code,
+                static_cast<int16_t>(ErrorCode::kLeaderNotAvailable));
+      EXPECT_EQ(p.offline_replicas, std::vector<int32_t>{old_leader});
+    }
+  }
+  EXPECT_EQ(offline, 1) << "one partition of three lived on the stopped broker";
+}
+
+TEST_F(ClusterTest, ARealClientProducesAcrossTheBrokersAndReadsItAllBack) {
+  // One replica per partition, spread over the three brokers, until
+  // replication between brokers exists.
+  ASSERT_TRUE(cluster_->CreateTopic("spread", 6, 1).ok());
+  std::set<int32_t> leaders;
+  for (int32_t p = 0; p < 6; ++p)
+    leaders.insert(cluster_->DescribePartition("spread", p)->leader);
+  ASSERT_EQ(leaders.size(), 3u);
+  DeliveryCounter counter;
+  auto producer =
+      NewClient(RD_KAFKA_PRODUCER,
+                {{"bootstrap.servers", cluster_->bootstrap_servers()},
+                 {"enable.idempotence", "true"},
+                 {"linger.ms", "5"}},
+                &DeliveryCounter::OnDelivery, &counter);
+  ASSERT_TRUE(producer);
+  constexpr int kRecords = 600;
+  for (int i = 0; i < kRecords; ++i)
+    ASSERT_EQ(ProduceOne(producer.get(), "spread", i % 6,
+                         "k" + std::to_string(i), "v" + std::to_string(i)),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(rd_kafka_flush(producer.get(), 30000), RD_KAFKA_RESP_ERR_NO_ERROR);
+  EXPECT_EQ(counter.delivered.load(), kRecords);
+  EXPECT_EQ(counter.failed.load(), 0);
+  auto records = ConsumeAll(cluster_->bootstrap_servers(), "spread", 6,
+                            "read_committed", kRecords);
+  ASSERT_EQ(records.size(), static_cast<size_t>(kRecords));
+  std::set<std::string> values;
+  for (const auto& r : records) values.insert(r.value);
+  EXPECT_EQ(values.size(), static_cast<size_t>(kRecords)) << "no duplicates";
+  // Each partition's records are on its leader, and only there.
+  for (int32_t p = 0; p < 6; ++p) {
+    const int32_t leader = cluster_->DescribePartition("spread", p)->leader;
+    for (int32_t id = 1; id <= 3; ++id) {
+      auto offsets = cluster_->broker(id).Offsets("spread", p);
+      ASSERT_TRUE(offsets.ok()) << offsets.status();
+      EXPECT_EQ(offsets->log_end_offset, id == leader ? kRecords / 6 : 0)
+          << "partition " << p << " on broker " << id;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace exactly::broker
