@@ -66,6 +66,9 @@ struct ProducerOptions {
   DeliveryCallback on_delivery;
   ErrorCallback on_error;  // unset: fatal errors and callback exceptions
                            // are printed to stderr
+  // librdkafka's statistics, on the delivery thread (see
+  // StatisticsCallback; set "statistics.interval.ms" in `properties`).
+  StatisticsCallback on_statistics;
 };
 
 struct ConsumerOptions {
@@ -75,6 +78,9 @@ struct ConsumerOptions {
   std::map<std::string, std::string> properties;
   Mode mode = Mode::kExactlyOnce;
   ErrorCallback on_error;
+  // librdkafka's statistics, inside Poll/PollBatch (see StatisticsCallback;
+  // set "statistics.interval.ms" in `properties`).
+  StatisticsCallback on_statistics;
 };
 
 struct ProcessorOptions {
@@ -89,6 +95,10 @@ struct ProcessorOptions {
   std::map<std::string, std::string> producer_properties;
   RetryPolicy retry;
   ErrorCallback on_error;
+  // librdkafka's statistics of both clients, the consumer's and the
+  // producer's (the JSON's "type" says which; set "statistics.interval.ms"
+  // in consumer_properties and/or producer_properties).
+  StatisticsCallback on_statistics;
 };
 
 // Checks `options` without connecting: names the first property that is

@@ -83,6 +83,13 @@ using DeliveryCallback = std::function<void(const DeliveryReport&)>;
 // errors, fatal errors, exceptions thrown by user callbacks.
 using ErrorCallback = std::function<void(const absl::Status&)>;
 
+// Receives librdkafka's statistics, the JSON its STATISTICS.md describes,
+// every "statistics.interval.ms" (set it in the options' properties; 0,
+// librdkafka's default, sends none). A producer calls it on its delivery
+// thread, a consumer inside Poll/PollBatch. Keep it short. An exception it
+// throws is caught and reported through the options' on_error.
+using StatisticsCallback = std::function<void(std::string_view json)>;
+
 }  // namespace exactly
 
 #endif  // EXACTLY_RECORD_H_

@@ -362,6 +362,7 @@ ProducerOptions ProducerOptionsFor(const ProcessorOptions& options) {
   out.mode = Mode::kExactlyOnce;
   out.retry = options.retry;
   out.on_error = options.on_error;
+  out.on_statistics = options.on_statistics;
   return out;
 }
 
@@ -372,6 +373,7 @@ ConsumerOptions ConsumerOptionsFor(const ProcessorOptions& options) {
   out.properties = options.consumer_properties;
   out.mode = Mode::kExactlyOnce;
   out.on_error = options.on_error;
+  out.on_statistics = options.on_statistics;
   return out;
 }
 

@@ -43,6 +43,8 @@ class Consumer::Impl {
   static void OnAsyncCommitDone(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                 rd_kafka_topic_partition_list_t* offsets,
                                 void* commit_opaque);
+  static int OnStatistics(rd_kafka_t* rk, char* json, size_t json_len,
+                          void* opaque);
 
  private:
   void Rebalance(rd_kafka_resp_err_t err,
@@ -74,6 +76,9 @@ absl::Status Consumer::Impl::Init() {
   rd_kafka_conf_set_rebalance_cb(conf->get(), &Impl::OnRebalance);
   rd_kafka_conf_set_error_cb(conf->get(), &Impl::OnError);
   rd_kafka_conf_set_offset_commit_cb(conf->get(), &Impl::OnCommitted);
+  if (options_.on_statistics) {
+    rd_kafka_conf_set_stats_cb(conf->get(), &Impl::OnStatistics);
+  }
   absl::StatusOr<internal::HandlePtr> rk =
       internal::MakeHandle(RD_KAFKA_CONSUMER, std::move(*conf));
   if (!rk.ok()) return rk.status();
@@ -189,6 +194,16 @@ void Consumer::Impl::OnError(rd_kafka_t* rk, int err, const char* reason,
     return;
   }
   self->Notify(StatusFromCode(static_cast<rd_kafka_resp_err_t>(err), reason));
+}
+
+int Consumer::Impl::OnStatistics(rd_kafka_t*, char* json, size_t json_len,
+                                 void* opaque) {
+  auto* self = static_cast<Impl*>(opaque);
+  absl::Status thrown = internal::CallUser("statistics callback", [&] {
+    self->options_.on_statistics(std::string_view(json, json_len));
+  });
+  if (!thrown.ok()) internal::ReportError(self->options_.on_error, thrown);
+  return 0;  // librdkafka frees `json`
 }
 
 void Consumer::Impl::OnCommitted(rd_kafka_t*, rd_kafka_resp_err_t err,

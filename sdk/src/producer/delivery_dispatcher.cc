@@ -12,11 +12,13 @@ namespace exactly::internal {
 DeliveryDispatcher::DeliveryDispatcher(rd_kafka_t* rk,
                                        DeliveryCallback default_callback,
                                        ErrorCallback on_error,
+                                       StatisticsCallback on_statistics,
                                        bool keep_unreported_failures)
     : rk_(rk),
       queue_(rd_kafka_queue_get_main(rk)),
       default_callback_(std::move(default_callback)),
       on_error_(std::move(on_error)),
+      on_statistics_(std::move(on_statistics)),
       keep_unreported_failures_(keep_unreported_failures),
       thread_([this] { Run(); }) {}
 
@@ -147,6 +149,16 @@ void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
                     StatusFromCode(rd_kafka_event_error(event),
                                    rd_kafka_event_error_string(event)));
       }
+      break;
+    }
+    case RD_KAFKA_EVENT_STATS: {
+      if (!on_statistics_) break;
+      const char* json = rd_kafka_event_stats(event);
+      absl::Status thrown = CallUser("statistics callback", [&] {
+        on_statistics_(json != nullptr ? std::string_view(json)
+                                       : std::string_view());
+      });
+      if (!thrown.ok()) ReportError(on_error_, thrown);
       break;
     }
     default:

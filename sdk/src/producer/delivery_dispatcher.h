@@ -43,8 +43,10 @@ class DeliveryDispatcher {
   // unset, their failures are kept for TakeUnreportedFailures() if
   // `keep_unreported_failures` (a transactional producer learns of them from
   // the commit instead).
+  // librdkafka's statistics events go to `on_statistics`.
   DeliveryDispatcher(rd_kafka_t* rk, DeliveryCallback default_callback,
-                     ErrorCallback on_error, bool keep_unreported_failures);
+                     ErrorCallback on_error, StatisticsCallback on_statistics,
+                     bool keep_unreported_failures);
   DeliveryDispatcher(const DeliveryDispatcher&) = delete;
   DeliveryDispatcher& operator=(const DeliveryDispatcher&) = delete;
   ~DeliveryDispatcher();
@@ -106,6 +108,7 @@ class DeliveryDispatcher {
   const QueuePtr queue_;
   const DeliveryCallback default_callback_;
   const ErrorCallback on_error_;
+  const StatisticsCallback on_statistics_;
   const bool keep_unreported_failures_;
 
   std::atomic<uint64_t> delivered_{0};

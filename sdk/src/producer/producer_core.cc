@@ -23,8 +23,9 @@ absl::StatusOr<std::unique_ptr<ProducerCore>> ProducerCore::Create(
   if (!conf.ok()) return conf.status();
   // Reports as events on the main queue, served by our own thread; flush()
   // then waits for that thread instead of polling itself.
-  rd_kafka_conf_set_events(conf->get(),
-                           RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR);
+  rd_kafka_conf_set_events(
+      conf->get(), RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR |
+                       (options.on_statistics ? RD_KAFKA_EVENT_STATS : 0));
   absl::StatusOr<HandlePtr> rk =
       MakeHandle(RD_KAFKA_PRODUCER, std::move(*conf));
   if (!rk.ok()) return rk.status();
@@ -37,6 +38,7 @@ ProducerCore::ProducerCore(const ProducerOptions& options, HandlePtr rk)
       rk_(std::move(rk)),
       dispatcher_(std::make_unique<DeliveryDispatcher>(
           rk_.get(), options.on_delivery, options.on_error,
+          options.on_statistics,
           /*keep_unreported_failures=*/options.transactional_id.empty() &&
               options.properties.count("transactional.id") == 0)) {}
 

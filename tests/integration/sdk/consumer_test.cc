@@ -69,6 +69,27 @@ class RecordingListener : public RebalanceListener {
   std::vector<TopicPartition> revoked;
 };
 
+// librdkafka's statistics reach on_statistics inside Poll.
+TEST_F(ConsumerTest, StatisticsReachOnStatisticsInsidePoll) {
+  const std::string topic = NewTopic("c-stats", 1);
+  int reports = 0;
+  std::string first;
+  ConsumerOptions o = ConsumerOpts(TestCluster::UniqueName("c-stats"));
+  o.properties["statistics.interval.ms"] = "100";
+  o.on_statistics = [&](std::string_view json) {
+    if (reports++ == 0) first = std::string(json);
+  };
+  auto consumer = Consumer::Create(o);
+  ASSERT_TRUE(consumer.ok()) << consumer.status();
+  ASSERT_TRUE((*consumer)->Subscribe({topic}).ok());
+  const auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while (reports == 0 && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_TRUE((*consumer)->Poll(std::chrono::milliseconds(50)).ok());
+  }
+  ASSERT_GT(reports, 0);
+  EXPECT_THAT(first, ::testing::HasSubstr("\"type\": \"consumer\""));
+}
+
 TEST_F(ConsumerTest, EveryRecordOnceAndInOrderPerPartition) {
   const std::string topic = NewTopic("c-all");
   Produce(topic, Numbered(0, 60));

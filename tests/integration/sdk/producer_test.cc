@@ -246,6 +246,38 @@ TEST_F(ProducerTest, CallbackExceptionIsReportedAndTheProducerGoesOn) {
   EXPECT_THAT(errors[0].message(), HasSubstr("callback bug"));
 }
 
+// librdkafka's statistics reach on_statistics (on the delivery thread), and
+// an exception it throws goes to on_error.
+TEST_F(ProducerTest, StatisticsReachOnStatistics) {
+  const std::string topic = NewTopic("p-stats", 1);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> reports;
+  std::vector<absl::Status> errors;
+  ProducerOptions o = ProducerOpts();
+  o.properties["statistics.interval.ms"] = "100";
+  o.on_statistics = [&](std::string_view json) {
+    std::lock_guard<std::mutex> lock(mu);
+    reports.emplace_back(json);
+    cv.notify_all();
+    if (reports.size() == 2) throw std::runtime_error("statistics thrown");
+  };
+  o.on_error = [&](const absl::Status& s) {
+    std::lock_guard<std::mutex> lock(mu);
+    errors.push_back(s);
+    cv.notify_all();
+  };
+  auto producer = Producer::Create(o);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  ASSERT_TRUE((*producer)->Send({.topic = topic, .value = "x"}).ok());
+  ASSERT_TRUE((*producer)->Flush(kPatience).ok());
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, kPatience, [&] { return !errors.empty(); }));
+  EXPECT_THAT(reports[0], HasSubstr("\"type\": \"producer\""));
+  EXPECT_THAT(reports[0], HasSubstr("\"txmsgs\""));
+  EXPECT_THAT(errors[0].message(), HasSubstr("statistics thrown"));
+}
+
 TEST_F(ProducerTest, CloseRunsEveryCallbackAndRefusesLaterSends) {
   const std::string topic = NewTopic("p-close");
   ProducerOptions o = ProducerOpts();
