@@ -64,7 +64,7 @@ EXTRA_PACKAGES=(
   python3-prometheus-client                       # tests of the Python Prometheus collector
   python3-confluent-kafka python3-kafka kcat      # interop tests with clients written elsewhere
   clang-format                                    # style checks
-  prometheus-cpp-dev                              # the optional Prometheus exporter (exactly_prometheus)
+  prometheus-cpp-dev nlohmann-json3-dev           # the optional Prometheus exporter (exactly_prometheus)
 )
 JAVA_PACKAGES=(openjdk-17-jre-headless maven)     # Apache Kafka (scripts/kafka.sh): the kafka label
 # clang, and compiler-rt for libFuzzer and the sanitizers (only a recommendation of clang):

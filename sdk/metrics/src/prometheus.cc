@@ -1,16 +1,20 @@
 #include "exactly/prometheus.h"
 
 #include <chrono>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
 #include "prometheus/client_metric.h"
 #include "prometheus/metric_type.h"
 
@@ -18,6 +22,95 @@ namespace exactly {
 
 using Source = std::variant<const Producer*, const TransactionalProducer*,
                             const SpooledProducer*, const Processor*>;
+
+namespace internal {
+
+// What a scrape exports of one librdkafka statistics report.
+struct LibrdkafkaSummary {
+  double msg_cnt = 0;      // messages in the producer queues
+  double msg_size = 0;     // their bytes
+  double replyq = 0;       // ops waiting to be served by poll
+  double txmsgs = 0;       // messages sent to brokers
+  double txmsg_bytes = 0;  // their bytes
+  double rxmsgs = 0;       // messages received (consumed)
+  struct Broker {
+    // librdkafka's name for the connection: "host:port/nodeid", or the
+    // coordinator's ("GroupCoordinator", "TxnCoordinator"), a connection of
+    // its own to one of the brokers.
+    std::string name;
+    double rtt_avg = 0, rtt_p99 = 0;  // seconds
+    double waitresp_cnt = 0;          // requests in flight
+  };
+  std::vector<Broker> brokers;
+  struct Partition {
+    std::string topic;
+    std::string partition;
+    double hi_offset = -1;
+    double consumer_lag = -1;
+  };
+  std::vector<Partition> partitions;
+};
+
+}  // namespace internal
+
+namespace {
+
+using internal::LibrdkafkaSummary;
+
+double Number(const nlohmann::json& j, const char* key, double otherwise = 0) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : otherwise;
+}
+
+// The summary of one report, or nothing if it is not librdkafka's JSON.
+std::optional<std::pair<std::string, LibrdkafkaSummary>> Summarise(
+    std::string_view text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  LibrdkafkaSummary s;
+  std::string type = "unknown";
+  if (auto it = j.find("type"); it != j.end() && it->is_string()) {
+    type = it->get<std::string>();
+  }
+  s.msg_cnt = Number(j, "msg_cnt");
+  s.msg_size = Number(j, "msg_size");
+  s.replyq = Number(j, "replyq");
+  s.txmsgs = Number(j, "txmsgs");
+  s.txmsg_bytes = Number(j, "txmsg_bytes");
+  s.rxmsgs = Number(j, "rxmsgs");
+  if (auto brokers = j.find("brokers");
+      brokers != j.end() && brokers->is_object()) {
+    for (const auto& [name, b] : brokers->items()) {
+      // Not the bootstrap connections nor the internal pseudo-broker.
+      if (Number(b, "nodeid", -1) < 0) continue;
+      LibrdkafkaSummary::Broker out;
+      out.name = name;
+      if (auto rtt = b.find("rtt"); rtt != b.end() && rtt->is_object()) {
+        out.rtt_avg = Number(*rtt, "avg") / 1e6;  // microseconds
+        out.rtt_p99 = Number(*rtt, "p99") / 1e6;
+      }
+      out.waitresp_cnt = Number(b, "waitresp_cnt");
+      s.brokers.push_back(std::move(out));
+    }
+  }
+  if (auto topics = j.find("topics");
+      topics != j.end() && topics->is_object()) {
+    for (const auto& [topic, t] : topics->items()) {
+      auto partitions = t.find("partitions");
+      if (partitions == t.end() || !partitions->is_object()) continue;
+      for (const auto& [id, p] : partitions->items()) {
+        const double partition = Number(p, "partition", -1);
+        if (partition < 0) continue;  // the unassigned-records pseudo-partition
+        s.partitions.push_back(
+            {topic, absl::StrCat(static_cast<int64_t>(partition)),
+             Number(p, "hi_offset", -1), Number(p, "consumer_lag", -1)});
+      }
+    }
+  }
+  return std::make_pair(std::move(type), std::move(s));
+}
+
+}  // namespace
 
 struct PrometheusCollector::State {
   struct Client {
@@ -27,6 +120,11 @@ struct PrometheusCollector::State {
   std::mutex mu;  // held for a whole scrape, and to unregister
   uint64_t next_id = 1;
   std::map<uint64_t, Client> clients;  // by registration id
+  // librdkafka's statistics, by (client, type); guarded by summaries_mu
+  // (a report never waits for a scrape's reading of the clients).
+  std::mutex summaries_mu;
+  std::map<std::pair<std::string, std::string>, internal::LibrdkafkaSummary>
+      summaries;
 };
 
 namespace {
@@ -227,6 +325,62 @@ void AddProcessor(Families& f, const std::string& client,
   }
 }
 
+void AddLibrdkafka(Families& f, const std::string& client,
+                   const std::string& type, const LibrdkafkaSummary& s) {
+  const std::vector<ClientMetric::Label> label = {{"client", client},
+                                                  {"type", type}};
+  f.Gauge("exactly_librdkafka_queue_messages",
+          "librdkafka: messages in the producer queues (msg_cnt)", label,
+          s.msg_cnt);
+  f.Gauge("exactly_librdkafka_queue_bytes",
+          "librdkafka: bytes of the messages in the producer queues "
+          "(msg_size)",
+          label, s.msg_size);
+  f.Gauge("exactly_librdkafka_reply_queue_ops",
+          "librdkafka: operations waiting to be served (replyq)", label,
+          s.replyq);
+  f.Counter("exactly_librdkafka_tx_messages_total",
+            "librdkafka: messages sent to brokers (txmsgs)", label, s.txmsgs);
+  f.Counter("exactly_librdkafka_tx_message_bytes_total",
+            "librdkafka: bytes of the messages sent to brokers "
+            "(txmsg_bytes)",
+            label, s.txmsg_bytes);
+  f.Counter("exactly_librdkafka_rx_messages_total",
+            "librdkafka: messages received from brokers (rxmsgs)", label,
+            s.rxmsgs);
+  for (const LibrdkafkaSummary::Broker& b : s.brokers) {
+    std::vector<ClientMetric::Label> with_broker = label;
+    with_broker.push_back({"broker", b.name});
+    f.Gauge("exactly_librdkafka_broker_rtt_avg_seconds",
+            "librdkafka: mean request round trip in the last interval "
+            "(rtt.avg)",
+            with_broker, b.rtt_avg);
+    f.Gauge("exactly_librdkafka_broker_rtt_p99_seconds",
+            "librdkafka: 99th percentile request round trip in the last "
+            "interval (rtt.p99)",
+            with_broker, b.rtt_p99);
+    f.Gauge("exactly_librdkafka_broker_requests_in_flight",
+            "librdkafka: requests awaiting a response (waitresp_cnt)",
+            with_broker, b.waitresp_cnt);
+  }
+  for (const LibrdkafkaSummary::Partition& p : s.partitions) {
+    std::vector<ClientMetric::Label> with_partition = label;
+    with_partition.push_back({"topic", p.topic});
+    with_partition.push_back({"partition", p.partition});
+    if (p.hi_offset >= 0) {
+      f.Gauge("exactly_librdkafka_partition_high_watermark",
+              "librdkafka: the partition's high watermark (hi_offset)",
+              with_partition, p.hi_offset);
+    }
+    if (p.consumer_lag >= 0) {
+      f.Gauge("exactly_librdkafka_consumer_lag_messages",
+              "librdkafka: the consumer's lag behind the high watermark "
+              "(consumer_lag)",
+              with_partition, p.consumer_lag);
+    }
+  }
+}
+
 // The kind of client, for the uniqueness of names.
 size_t Kind(const Source& source) { return source.index(); }
 
@@ -310,8 +464,34 @@ absl::StatusOr<PrometheusCollector::Registration> PrometheusCollector::Register(
   return Registration(state_, *id);
 }
 
+StatisticsCallback PrometheusCollector::StatisticsFor(std::string client) {
+  return [weak = std::weak_ptr<State>(state_),
+          client = std::move(client)](std::string_view json) {
+    std::shared_ptr<State> state = weak.lock();
+    if (state == nullptr) return;
+    auto summary = Summarise(json);
+    if (!summary.has_value()) return;
+    std::lock_guard<std::mutex> lock(state->summaries_mu);
+    state->summaries[{client, summary->first}] = std::move(summary->second);
+  };
+}
+
+void PrometheusCollector::ForgetStatistics(const std::string& client) {
+  std::lock_guard<std::mutex> lock(state_->summaries_mu);
+  for (auto it = state_->summaries.begin(); it != state_->summaries.end();) {
+    it =
+        it->first.first == client ? state_->summaries.erase(it) : std::next(it);
+  }
+}
+
 std::vector<prometheus::MetricFamily> PrometheusCollector::Collect() const {
   Families families;
+  {
+    std::lock_guard<std::mutex> lock(state_->summaries_mu);
+    for (const auto& [key, summary] : state_->summaries) {
+      AddLibrdkafka(families, key.first, key.second, summary);
+    }
+  }
   std::lock_guard<std::mutex> lock(state_->mu);
   for (const auto& [id, client] : state_->clients) {
     const std::string& name = client.name;

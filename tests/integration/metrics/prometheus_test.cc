@@ -244,6 +244,100 @@ TEST_F(PrometheusTest, ProcessorCountsAndCommittedOffsetsPerPartition) {
   ASSERT_TRUE((*p)->Close().ok());
 }
 
+// librdkafka's statistics, passed through on_statistics: a report after the
+// 100 records were sent says so, with the broker's round trips.
+TEST_F(PrometheusTest, LibrdkafkaStatisticsOfAProducer) {
+  const std::string topic = NewTopic("m-rdstats", 1);
+  ProducerOptions o = ProducerOpts();
+  o.properties["statistics.interval.ms"] = "100";
+  o.on_statistics = collector_->StatisticsFor("stats");
+  auto producer = Producer::Create(o);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE((*producer)->Send({.topic = topic, .value = "x"}).ok());
+  }
+  ASSERT_TRUE((*producer)->Flush(kPatience).ok());
+  const std::string c = R"({client="stats",type="producer"})";
+  const std::string sent = "exactly_librdkafka_tx_messages_total" + c;
+  const std::string queued = "exactly_librdkafka_queue_messages" + c;
+  // Reports come every 100 ms: wait for one made after the deliveries.
+  Scrape s;
+  const auto deadline = std::chrono::steady_clock::now() + kPatience;
+  do {
+    s = ScrapeText(*collector_);
+    if (s.Has(sent) && s.Has(queued) && s.samples.at(sent) == 100 &&
+        s.samples.at(queued) == 0) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } while (std::chrono::steady_clock::now() < deadline);
+  EXPECT_EQ(s[sent], 100);
+  EXPECT_EQ(s[queued], 0);
+  EXPECT_GT(s["exactly_librdkafka_tx_message_bytes_total" + c], 0);
+  EXPECT_THAT(s.text, HasSubstr("exactly_librdkafka_broker_rtt_avg_seconds{"
+                                "client=\"stats\",type=\"producer\",broker="));
+  // Once the producer is gone no report comes: forgotten, it stays gone.
+  producer->reset();
+  collector_->ForgetStatistics("stats");
+  EXPECT_THAT(ScrapeText(*collector_).text, Not(HasSubstr("stats")));
+}
+
+// A consumer's lag per partition, from librdkafka's statistics: 0 once it
+// has read and committed everything; the high watermarks add up to what was
+// written.
+TEST_F(PrometheusTest, LibrdkafkaStatisticsOfAConsumer) {
+  const std::string topic = NewTopic("m-lag", 2);
+  std::vector<std::pair<std::string, std::string>> kvs;
+  for (int i = 0; i < 100; ++i) kvs.emplace_back("k" + std::to_string(i), "v");
+  Produce(topic, kvs);
+  ConsumerOptions o = ConsumerOpts(TestCluster::UniqueName("m-lag"));
+  o.properties["statistics.interval.ms"] = "100";
+  o.on_statistics = collector_->StatisticsFor("reader");
+  auto consumer = Consumer::Create(o);
+  ASSERT_TRUE(consumer.ok()) << consumer.status();
+  ASSERT_TRUE((*consumer)->Subscribe({topic}).ok());
+  size_t read = 0;
+  const auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while (read < 100 && std::chrono::steady_clock::now() < deadline) {
+    auto batch = (*consumer)->PollBatch(100, std::chrono::milliseconds(100));
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    read += batch->size();
+  }
+  ASSERT_EQ(read, 100u);
+  ASSERT_TRUE((*consumer)->Commit().ok());
+  auto series = [&](const std::string& name, int partition) {
+    return name + R"({client="reader",type="consumer",topic=")" + topic +
+           R"(",partition=")" + std::to_string(partition) + "\"}";
+  };
+  // Reports are served inside polls: poll until one after the commit came.
+  Scrape s;
+  auto settled = [&] {
+    double watermarks = 0;
+    for (int p = 0; p < 2; ++p) {
+      const std::string lag =
+          series("exactly_librdkafka_consumer_lag_messages", p);
+      const std::string hw =
+          series("exactly_librdkafka_partition_high_watermark", p);
+      if (!s.Has(lag) || !s.Has(hw) || s.samples.at(lag) != 0) return false;
+      watermarks += s.samples.at(hw);
+    }
+    return watermarks == 100;
+  };
+  do {
+    auto m = (*consumer)->Poll(std::chrono::milliseconds(50));
+    ASSERT_TRUE(m.ok()) << m.status();
+    s = ScrapeText(*collector_);
+  } while (!settled() && std::chrono::steady_clock::now() < deadline);
+  EXPECT_EQ(s[series("exactly_librdkafka_consumer_lag_messages", 0)], 0);
+  EXPECT_EQ(s[series("exactly_librdkafka_consumer_lag_messages", 1)], 0);
+  EXPECT_EQ(s[series("exactly_librdkafka_partition_high_watermark", 0)] +
+                s[series("exactly_librdkafka_partition_high_watermark", 1)],
+            100);
+  EXPECT_GE(
+      s[R"(exactly_librdkafka_rx_messages_total{client="reader",type="consumer"})"],
+      100);
+}
+
 TEST_F(PrometheusTest, RegistrationsNameClientsOnceAndEndWithTheirHandle) {
   auto a = Producer::Create(ProducerOpts());
   auto b = Producer::Create(ProducerOpts());

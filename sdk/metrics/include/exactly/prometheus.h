@@ -19,6 +19,11 @@
 // after the client, or Reset() it first. A Registration may outlive the
 // collector (it then does nothing).
 //
+// librdkafka's own statistics: pass StatisticsFor(name) as the options'
+// on_statistics and set "statistics.interval.ms"; each report is summarised
+// (queues, bytes and messages sent, broker round trips, consumer lag and
+// high watermarks per partition) and exported as exactly_librdkafka_*.
+//
 // The README's "Metrics" section lists every metric.
 #ifndef EXACTLY_PROMETHEUS_H_
 #define EXACTLY_PROMETHEUS_H_
@@ -78,6 +83,15 @@ class PrometheusCollector : public prometheus::Collectable {
                                         const SpooledProducer& spool);
   absl::StatusOr<Registration> Register(std::string client,
                                         const Processor& processor);
+
+  // A callback for the options' on_statistics (ProducerOptions,
+  // ConsumerOptions, ProcessorOptions, SpoolOptions::producer): each report
+  // replaces the summary kept for (client, the report's "type"), which the
+  // scrapes export with the label client=`client`. It holds the collector
+  // weakly (reports after the collector is gone are dropped). A summary
+  // stays until ForgetStatistics(client).
+  StatisticsCallback StatisticsFor(std::string client);
+  void ForgetStatistics(const std::string& client);
 
   // One scrape: the current stats of every registered client.
   std::vector<prometheus::MetricFamily> Collect() const override;
