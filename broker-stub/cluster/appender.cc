@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/retention.h"
+#include "replication/high_watermark.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
@@ -186,7 +187,8 @@ MarkerOutcome WriteTxnMarker(BrokerState& b, Partition& partition,
 }
 
 void PublishAppends(BrokerState& b, Partition& partition) {
-  partition.log().AdvanceHighWatermark(partition.log().log_end_offset());
+  partition.log().MarkDurable(partition.log().log_end_offset());
+  UpdateHighWatermark(partition);
   EnforceRetention(b, partition);
   partition.WakeWaiters();
 }

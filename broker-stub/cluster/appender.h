@@ -57,8 +57,9 @@ MarkerOutcome WriteTxnMarker(BrokerState& b, Partition& partition,
                              protocol::ControlType type,
                              int32_t coordinator_epoch);
 
-// After a commit: makes everything appended so far on `partition` visible and
-// wakes the long-poll fetches waiting for it.
+// After a commit: marks everything appended so far on `partition` durable,
+// makes it visible as far as replication allows (replication/high_watermark.h)
+// and wakes the fetches and produces waiting for it.
 void PublishAppends(BrokerState& b, Partition& partition);
 
 // Publishes each of `partitions` (topic, index) once the appends staged so far

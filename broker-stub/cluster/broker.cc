@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
 #include <atomic>
 #include <future>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "group/group_coordinator.h"
 #include "handlers/dispatch.h"
 #include "protocol/record_batch.h"
+#include "replication/leader_side.h"
 #include "server/server.h"
 #include "storage/fault_injecting_file_system.h"
 #include "storage/keys.h"
@@ -111,6 +113,7 @@ class BrokerImpl {
     io_->stop();
     thread_.join();
     running_ = false;
+    isr_timer_.reset();
     server_.reset();
     state_.reset();
     io_.reset();
@@ -163,6 +166,20 @@ class BrokerImpl {
         });
     controller_->RegisterBroker(options_.node_id, state_->advertised_host(),
                                 port_);
+    isr_timer_ = std::make_unique<asio::steady_timer>(*io_);
+    Post([this] { ArmIsrCheck(); });
+  }
+
+  // Kafka's isr-expiration task: every half lag time, followers lagging for
+  // longer than the lag time leave the ISR.
+  void ArmIsrCheck() {
+    isr_timer_->expires_after(std::chrono::milliseconds(
+        std::max(1, options_.replica_lag_time_max_ms / 2)));
+    isr_timer_->async_wait([this](const asio::error_code& ec) {
+      if (ec) return;
+      ShrinkIsrs(*state_, options_.replica_lag_time_max_ms);
+      ArmIsrCheck();
+    });
   }
 
   // Fenced first, so the controller moves this broker's leaderships while it
@@ -176,6 +193,7 @@ class BrokerImpl {
   BrokerOptions options_;
   std::shared_ptr<Controller> controller_;  // null: the whole cluster
   int subscription_ = 0;
+  std::unique_ptr<asio::steady_timer> isr_timer_;
   Faults faults_;
   std::shared_ptr<FaultInjectingFileSystem> fs_;
   std::unique_ptr<rocksdb::Env> env_;

@@ -9,6 +9,7 @@
 #include "cluster/cluster_membership.h"
 #include "controller/controller.h"
 #include "group/group_coordinator.h"
+#include "replication/replica_fetcher.h"
 #include "storage/keys.h"
 #include "txn/transaction_coordinator.h"
 #include "util/logging.h"
@@ -136,6 +137,11 @@ ApiError BrokerState::CreateTopic(
   return {};
 }
 
+void BrokerState::set_controller(Controller* controller) {
+  controller_ = controller;
+  fetchers_ = controller ? std::make_unique<ReplicaFetchers>(*this) : nullptr;
+}
+
 Topic& BrokerState::AddTopic(const std::string& name, int32_t partitions,
                              TopicConfig config) {
   Topic& topic =
@@ -161,6 +167,17 @@ Partition* BrokerState::FindPartition(std::string_view topic,
 }
 
 int64_t BrokerState::AllocateProducerId() {
+  if (controller_ != nullptr) {
+    // In a cluster every broker hands out ids: each takes blocks from the
+    // controller, so no id is given twice.
+    if (producer_id_block_left_ == 0) {
+      Controller::ProducerIdBlock block = controller_->AllocateProducerIds();
+      next_producer_id_ = block.first;
+      producer_id_block_left_ = block.count;
+    }
+    --producer_id_block_left_;
+    return next_producer_id_++;
+  }
   int64_t id = next_producer_id_++;
   if (store_)
     store_->Put(keys::Meta(kNextProducerId), EncodeInt64(next_producer_id_));

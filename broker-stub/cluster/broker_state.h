@@ -28,6 +28,7 @@ namespace exactly::broker {
 class Controller;
 struct ClusterMetadata;
 class GroupCoordinator;
+class ReplicaFetchers;
 class TransactionCoordinator;
 
 class BrokerState {
@@ -62,7 +63,9 @@ class BrokerState {
   // (cluster/cluster_membership.h). Null when this broker is the whole
   // cluster, as it is unless started by a Cluster.
   Controller* controller() const { return controller_; }
-  void set_controller(Controller* controller) { controller_ = controller; }
+  void set_controller(Controller* controller);
+  // The follower side of replication; null without a controller.
+  ReplicaFetchers* replica_fetchers() { return fetchers_.get(); }
   // The controller's decisions as this broker last applied them; null
   // without a controller.
   const ClusterMetadata* cluster_metadata() const { return metadata_.get(); }
@@ -120,6 +123,7 @@ class BrokerState {
   TopicRegistry topics_;
   std::unique_ptr<TransactionCoordinator> transactions_;
   int64_t next_producer_id_ = 1;
+  int64_t producer_id_block_left_ = 0;  // in a cluster
   uint32_t next_topic_id_ = 1;
   uint16_t advertised_port_ = 0;
   Controller* controller_ = nullptr;
@@ -127,6 +131,8 @@ class BrokerState {
   // Declared last, destroyed first: it stages into the store and the commit
   // pipeline.
   std::unique_ptr<GroupCoordinator> groups_;
+  // Its connections to the leaders go before anything else.
+  std::unique_ptr<ReplicaFetchers> fetchers_;
 };
 
 }  // namespace exactly::broker

@@ -2,11 +2,62 @@
 
 #include <algorithm>
 
+#include "replication/high_watermark.h"
+#include "replication/replica_fetcher.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
 
 using protocol::ErrorCode;
+
+namespace {
+
+// Leads, follows or stands aside for one partition as `p` says.
+void TakeUpRole(BrokerState& b, const ClusterMetadata& m,
+                const std::string& topic, const PartitionState& p,
+                Partition& partition) {
+  PartitionReplication& r = partition.replication();
+  ReplicaFetchers& fetchers = *b.replica_fetchers();
+  const int32_t self = b.options().node_id;
+  const int32_t epoch = std::max(p.leader_epoch, 0);
+  r.replication_factor = p.replicas.size();
+  if (p.leader == self) {
+    if (r.role != PartitionReplication::Role::kLeader ||
+        r.leader_epoch != epoch) {
+      // A new leadership: what the followers hold is learnt afresh from their
+      // fetches, and the new epoch starts at this log's end.
+      fetchers.Unfollow(topic, partition.index());
+      r.role = PartitionReplication::Role::kLeader;
+      r.leader = self;
+      r.leader_epoch = epoch;
+      r.followers.BecomeLeader(self, p.replicas, p.isr, b.NowMs());
+      r.epochs.Assign(epoch, partition.log().log_end_offset());
+      LogInfo("leading ", topic, "-", partition.index(), " at epoch ", epoch);
+    } else {
+      r.followers.SetIsr(p.isr);
+    }
+    // A smaller ISR may let the high watermark move; a produce waiting for
+    // acks=all may now complete or fail.
+    UpdateHighWatermark(partition);
+    partition.WakeWaiters();
+    return;
+  }
+  r.role = PartitionReplication::Role::kFollower;
+  r.leader_epoch = epoch;
+  const BrokerInfo* leader = m.broker(p.leader);
+  if (!p.IsReplica(self) || leader == nullptr || leader->fenced) {
+    fetchers.Unfollow(topic, partition.index());
+    r.leader = p.leader;
+    return;
+  }
+  r.leader = p.leader;
+  fetchers.Follow(topic, partition.index(), p.leader, leader->host,
+                  leader->port);
+  // Produces parked here while it led answer now (NOT_LEADER_OR_FOLLOWER).
+  partition.WakeWaiters();
+}
+
+}  // namespace
 
 void ApplyClusterMetadata(BrokerState& b,
                           std::shared_ptr<const ClusterMetadata> metadata) {
@@ -30,7 +81,9 @@ void ApplyClusterMetadata(BrokerState& b,
     }
     for (int32_t i = 0; i < partitions; ++i) {
       const PartitionState& p = placement->partitions[static_cast<size_t>(i)];
-      topic->partition(i)->set_leader_epoch(std::max(p.leader_epoch, 0));
+      Partition& partition = *topic->partition(i);
+      partition.set_leader_epoch(std::max(p.leader_epoch, 0));
+      TakeUpRole(b, *metadata, name, p, partition);
     }
   }
   b.set_cluster_metadata(std::move(metadata));

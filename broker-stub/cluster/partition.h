@@ -13,6 +13,7 @@
 #include "log/partition_log.h"
 #include "log/transaction_index.h"
 #include "producer/producer_state.h"
+#include "replication/partition_replication.h"
 
 namespace exactly::broker {
 
@@ -46,6 +47,8 @@ class Partition {
   const PartitionLog& log() const { return log_; }
   ProducerStateTable& producers() { return producers_; }
   const ProducerStateTable& producers() const { return producers_; }
+  PartitionReplication& replication() { return replication_; }
+  const PartitionReplication& replication() const { return replication_; }
   TransactionIndex& transactions() { return transactions_; }
   const TransactionIndex& transactions() const { return transactions_; }
 
@@ -85,6 +88,7 @@ class Partition {
   PartitionLog log_;
   ProducerStateTable producers_;
   TransactionIndex transactions_;
+  PartitionReplication replication_;
   std::vector<std::weak_ptr<PartitionWaiter>> waiters_;
   size_t prune_at_ = 64;
 };

@@ -193,6 +193,7 @@ void TopicConfig::Reparse() {
   (void)absl::SimpleAtoi(Get("retention.bytes"), &retention_bytes_);
   (void)absl::SimpleAtoi(Get("retention.ms"), &retention_ms_);
   (void)absl::SimpleAtoi(Get("max.message.bytes"), &max_message_bytes_);
+  (void)absl::SimpleAtoi(Get("min.insync.replicas"), &min_insync_replicas_);
   log_append_time_ = Get("message.timestamp.type") == "LogAppendTime";
   cleanup_delete_ = cleanup_compact_ = false;
   for (const std::string& policy : SplitConfigList(Get("cleanup.policy"))) {

@@ -323,6 +323,13 @@ void Controller::SetUncleanLeaderElection(std::string_view name, bool enabled) {
   Publish(std::move(next));
 }
 
+Controller::ProducerIdBlock Controller::AllocateProducerIds() {
+  std::lock_guard lock(change_mu_);
+  ProducerIdBlock block{next_producer_id_, kProducerIdBlockSize};
+  next_producer_id_ += kProducerIdBlockSize;
+  return block;
+}
+
 ApiError Controller::AlterIsr(std::string_view topic_name, int32_t partition,
                               int32_t leader, int32_t leader_epoch,
                               int32_t partition_epoch, const ReplicaList& isr,

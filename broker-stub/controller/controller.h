@@ -85,6 +85,15 @@ class Controller {
   void SetTopicConfigs(std::string_view name,
                        std::map<std::string, std::string> configs);
 
+  // A block of producer ids no other broker gets, as Kafka's controller hands
+  // out AllocateProducerIds blocks: [first, first + count).
+  struct ProducerIdBlock {
+    int64_t first = 0;
+    int64_t count = 0;
+  };
+  static constexpr int64_t kProducerIdBlockSize = 1000;
+  ProducerIdBlock AllocateProducerIds();
+
   // AlterPartition: the leader of a partition, at `leader_epoch` and
   // `partition_epoch`, asks for `isr` as the new in-sync set. Refused with
   // FENCED_LEADER_EPOCH when it no longer leads at that epoch, with
@@ -110,6 +119,7 @@ class Controller {
   std::shared_ptr<const ClusterMetadata> current_;
   std::map<int, Listener> listeners_;
   int next_handle_ = 1;
+  int64_t next_producer_id_ = 1;  // guarded by change_mu_
 };
 
 }  // namespace exactly::broker

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "cluster/cluster_membership.h"
 #include "handlers/handlers.h"
+#include "replication/leader_side.h"
 
 namespace exactly::broker {
 
@@ -101,6 +102,14 @@ class DelayedFetch : public PartitionWaiter,
       rp.error_code = static_cast<int16_t>(leadership);
       return;
     }
+    if (p.current_leader_epoch >= 0 &&
+        p.current_leader_epoch != partition->leader_epoch()) {
+      rp.error_code = static_cast<int16_t>(
+          p.current_leader_epoch < partition->leader_epoch()
+              ? ErrorCode::kFencedLeaderEpoch
+              : ErrorCode::kUnknownLeaderEpoch);
+      return;
+    }
     const PartitionLog& log = partition->log();
     rp.high_watermark = log.high_watermark();
     rp.last_stable_offset = partition->last_stable_offset();
@@ -111,7 +120,11 @@ class DelayedFetch : public PartitionWaiter,
       rp.error_code = static_cast<int16_t>(ErrorCode::kOffsetOutOfRange);
       return;
     }
-    int64_t limit = read_committed ? rp.last_stable_offset : rp.high_watermark;
+    // A follower copies everything the leader's store holds; a consumer sees
+    // what every in-sync replica holds (or less, read_committed).
+    int64_t limit = request_.replica_id >= 0 ? log.durable_end_offset()
+                    : read_committed         ? rp.last_stable_offset
+                                             : rp.high_watermark;
     size_t partition_budget =
         std::min(budget, static_cast<size_t>(std::max(0, p.max_bytes)));
     LogSlice slice =
@@ -139,6 +152,8 @@ class DelayedFetch : public PartitionWaiter,
 
 void HandleFetch(BrokerState& b, const RequestHeader& h,
                  protocol::FetchRequest& request, Responder r) {
+  // A follower's fetch offsets say what it holds (replication/).
+  if (request.replica_id >= 0) NoteFollowerFetch(b, request);
   auto fetch = std::make_shared<DelayedFetch>(b, h.api_version,
                                               std::move(request), std::move(r));
   fetch->Start();

@@ -7,6 +7,7 @@
 #include "handlers/handlers.h"
 #include "protocol/produce_request_check.h"
 #include "protocol/record_batch.h"
+#include "replication/delayed_produce.h"
 #include "txn/transaction_coordinator.h"
 
 namespace exactly::broker {
@@ -49,6 +50,9 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
   // (topic, partition) positions in the response of the partitions that
   // appended something.
   std::vector<std::pair<size_t, size_t>> appended;
+  // For acks=all: the log end each appended partition reached (parallel to
+  // `appended`).
+  std::vector<int64_t> required;
   std::vector<std::string> topic_names;
   bool valid_acks =
       request.acks == 0 || request.acks == 1 || request.acks == -1;
@@ -120,6 +124,18 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
                                       " does not lead ", t.name, "-", p.index));
         continue;
       }
+      if (request.acks == -1 && NeedsReplicaAcks(*partition) &&
+          partition->replication().followers.isr().size() <
+              static_cast<size_t>(topic->config.min_insync_replicas())) {
+        fail(ErrorCode::kNotEnoughReplicas,
+             absl::StrCat("The size of the current ISR ",
+                          partition->replication().followers.isr().size(),
+                          " is insufficient to satisfy the min.isr "
+                          "requirement of ",
+                          topic->config.min_insync_replicas(), " for ", t.name,
+                          "-", p.index));
+        continue;
+      }
       if (ApiError unverified = VerifyTransactionalBatch(
               b, request, *partition, t.name, p.index, p.records.Contiguous());
           !unverified.ok()) {
@@ -137,14 +153,20 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
       rp.log_start_offset = partition->log().log_start_offset();
       appended.emplace_back(response.topics.size() - 1,
                             rt.partitions.size() - 1);
+      required.push_back(partition->log().log_end_offset());
     }
   }
   bool drop_response = b.faults().TakeDropProduceResponse(topic_names);
   b.commits().AfterCommit([&b, appended = std::move(appended),
+                           required = std::move(required),
                            response = std::move(response), r = std::move(r),
-                           drop_response, acks = request.acks](
+                           drop_response, acks = request.acks,
+                           timeout_ms = request.timeout_ms](
                               const absl::Status& status) mutable {
-    for (auto [t, p] : appended) {
+    std::vector<DelayedProduce::Wait> waits;
+    std::vector<size_t> waiting;  // index into `appended` of each wait
+    for (size_t i = 0; i < appended.size(); ++i) {
+      auto [t, p] = appended[i];
       ProduceResponse::Topic& rt = response.topics[t];
       ProduceResponse::Partition& rp = rt.partitions[p];
       if (!status.ok()) {
@@ -153,16 +175,44 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
         rp.base_offset = -1;
       } else if (Partition* partition = b.FindPartition(rt.name, rp.index)) {
         PublishAppends(b, *partition);
+        if (acks == -1 && NeedsReplicaAcks(*partition)) {
+          waits.push_back({rt.name, rp.index, required[i]});
+          waiting.push_back(i);
+        }
       }
     }
-    if (drop_response) {
-      r.CloseConnection(
-          "injected fault: produce response dropped after the append");
-    } else if (acks == 0) {
-      r.SendNothing();
-    } else {
-      r.Send(response);
-    }
+    auto answer = [&b, drop_response, acks](ProduceResponse& response,
+                                            Responder& r) {
+      (void)b;
+      if (drop_response) {
+        r.CloseConnection(
+            "injected fault: produce response dropped after the append");
+      } else if (acks == 0) {
+        r.SendNothing();
+      } else {
+        r.Send(response);
+      }
+    };
+    if (waits.empty()) return answer(response, r);
+    // acks=all with followers: the answer waits for the ISR.
+    auto delayed = std::make_shared<DelayedProduce>(
+        b, std::move(waits), timeout_ms,
+        [appended, waiting = std::move(waiting), answer,
+         response = std::move(response), r = std::move(r)](
+            const std::vector<DelayedProduce::Wait>& outcome) mutable {
+          for (size_t i = 0; i < outcome.size(); ++i) {
+            if (outcome[i].outcome == ErrorCode::kNone) continue;
+            auto [t, p] = appended[waiting[i]];
+            ProduceResponse::Partition& rp = response.topics[t].partitions[p];
+            rp.error_code = static_cast<int16_t>(outcome[i].outcome);
+            rp.error_message =
+                std::string(protocol::ErrorCodeName(outcome[i].outcome));
+            if (outcome[i].outcome != ErrorCode::kNotEnoughReplicasAfterAppend)
+              rp.base_offset = -1;
+          }
+          answer(response, r);
+        });
+    delayed->Start();
   });
   // Appends and retention change what the frame chunks keep.
   b.ReleaseSparseFrames();

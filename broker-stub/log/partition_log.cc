@@ -44,6 +44,7 @@ void PartitionLog::Restore(std::string_view bytes,
   stored.header = header;
   log_end_offset_ = stored.next_offset();
   high_watermark_ = log_end_offset_;
+  durable_end_offset_ = log_end_offset_;
   size_in_bytes_ += stored.size;
 }
 
@@ -132,6 +133,7 @@ void PartitionLog::RestoreLogStartOffset(int64_t offset) {
   if (batches_.empty()) {
     log_end_offset_ = std::max(log_end_offset_, offset);
     high_watermark_ = std::max(high_watermark_, offset);
+    durable_end_offset_ = std::max(durable_end_offset_, offset);
   }
 }
 

@@ -11,6 +11,7 @@
 #ifndef EXACTLY_BROKER_LOG_PARTITION_LOG_H_
 #define EXACTLY_BROKER_LOG_PARTITION_LOG_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -59,6 +60,15 @@ class PartitionLog {
   int64_t log_start_offset() const { return log_start_offset_; }
   int64_t log_end_offset() const { return log_end_offset_; }
   int64_t high_watermark() const { return high_watermark_; }
+  // The end of what the broker's store holds (<= LEO): what a follower may
+  // copy. A partition without followers makes it visible at once (the high
+  // watermark follows it); a leader's high watermark waits for its in-sync
+  // followers as well (replication/).
+  int64_t durable_end_offset() const { return durable_end_offset_; }
+  void MarkDurable(int64_t offset) {
+    durable_end_offset_ =
+        std::max(durable_end_offset_, std::min(offset, log_end_offset_));
+  }
   size_t size_in_bytes() const { return size_in_bytes_; }
   size_t batch_count() const { return batches_.size(); }
   const std::deque<StoredBatch>& batches() const { return batches_; }
@@ -121,6 +131,7 @@ class PartitionLog {
   int64_t log_start_offset_ = 0;
   int64_t log_end_offset_ = 0;
   int64_t high_watermark_ = 0;
+  int64_t durable_end_offset_ = 0;
   size_t size_in_bytes_ = 0;
 };
 

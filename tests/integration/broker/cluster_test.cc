@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "protocol/messages/all.h"
@@ -61,7 +62,9 @@ protocol::MetadataResponse Metadata(uint16_t port, const std::string& topic) {
 class ClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto cluster = Cluster::Start({.brokers = 3});
+    ClusterOptions o{.brokers = 3};
+    o.broker.verbose = getenv("CLUSTER_VERBOSE") != nullptr;
+    auto cluster = Cluster::Start(o);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
   }
@@ -190,8 +193,7 @@ TEST_F(ClusterTest, AStoppedBrokersLeadershipsMoveToTheIsr) {
 }
 
 TEST_F(ClusterTest, ARealClientProducesAcrossTheBrokersAndReadsItAllBack) {
-  // One replica per partition, spread over the three brokers, until
-  // replication between brokers exists.
+  // One replica per partition, spread over the three brokers.
   ASSERT_TRUE(cluster_->CreateTopic("spread", 6, 1).ok());
   std::set<int32_t> leaders;
   for (int32_t p = 0; p < 6; ++p)
@@ -229,6 +231,144 @@ TEST_F(ClusterTest, ARealClientProducesAcrossTheBrokersAndReadsItAllBack) {
           << "partition " << p << " on broker " << id;
     }
   }
+}
+
+// Waits (bounded) until `done` holds.
+template <class Pred>
+bool Eventually(Pred done, int seconds = 10) {
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return done();
+}
+
+// Produces `count` records "<prefix>-<i>" with an idempotent producer
+// (acks=all) and waits for every delivery report.
+void ProduceAll(const std::string& servers, const std::string& topic,
+                int32_t partition, const std::string& prefix, int count,
+                DeliveryCounter* counter) {
+  auto producer = NewClient(RD_KAFKA_PRODUCER,
+                            {{"bootstrap.servers", servers},
+                             {"enable.idempotence", "true"},
+                             {"linger.ms", "2"}},
+                            &DeliveryCounter::OnDelivery, counter);
+  ASSERT_TRUE(producer);
+  for (int i = 0; i < count; ++i)
+    ASSERT_EQ(ProduceOne(producer.get(), topic, partition, "k",
+                         prefix + "-" + std::to_string(i)),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(rd_kafka_flush(producer.get(), 30000), RD_KAFKA_RESP_ERR_NO_ERROR);
+}
+
+// The values of every record of `topic`[`partition`] as broker `id` holds it.
+std::vector<std::string> ValuesOn(Broker& broker, const std::string& topic,
+                                  int32_t partition) {
+  std::vector<std::string> values;
+  auto log = broker.ReadLog(topic, partition);
+  EXPECT_TRUE(log.ok()) << log.status();
+  if (!log.ok()) return values;
+  for (const LoggedBatch& b : *log)
+    if (!b.control)
+      for (const LoggedRecord& r : b.records)
+        values.push_back(r.value.value_or(""));
+  return values;
+}
+
+TEST_F(ClusterTest, FollowersCopyTheLeadersLogAndTheHighWatermark) {
+  ASSERT_TRUE(cluster_->CreateTopic("replicated", 1, 3).ok());
+  DeliveryCounter counter;
+  ProduceAll(cluster_->bootstrap_servers(), "replicated", 0, "r", 300,
+             &counter);
+  ASSERT_EQ(counter.delivered.load(), 300);
+  const int32_t leader = cluster_->DescribePartition("replicated", 0)->leader;
+  const std::vector<std::string> on_leader =
+      ValuesOn(cluster_->broker(leader), "replicated", 0);
+  ASSERT_EQ(on_leader.size(), 300u);
+  for (int32_t id = 1; id <= 3; ++id) {
+    // acks=all answered only once every in-sync replica held the records,
+    // so they are there already; the high watermark reaches a follower with
+    // its next fetch.
+    EXPECT_EQ(ValuesOn(cluster_->broker(id), "replicated", 0), on_leader)
+        << "broker " << id;
+    EXPECT_TRUE(Eventually([&] {
+      auto o = cluster_->broker(id).Offsets("replicated", 0);
+      return o.ok() && o->high_watermark == o->log_end_offset &&
+             o->log_end_offset == on_leader.size();
+    })) << "broker "
+        << id;
+  }
+}
+
+TEST_F(ClusterTest, AcksAllSurvivesTheLeadersDeathAndTheClientFollows) {
+  ASSERT_TRUE(cluster_->CreateTopic("failover", 1, 3).ok());
+  DeliveryCounter counter;
+  ProduceAll(cluster_->bootstrap_servers(), "failover", 0, "before", 200,
+             &counter);
+  ASSERT_EQ(counter.delivered.load(), 200);
+  const int32_t old_leader = cluster_->DescribePartition("failover", 0)->leader;
+  ASSERT_TRUE(cluster_->broker(old_leader).Stop().ok());
+  const int32_t new_leader = cluster_->DescribePartition("failover", 0)->leader;
+  ASSERT_NE(new_leader, old_leader);
+  ASSERT_NE(new_leader, -1);
+  // Every acknowledged record is on the new leader.
+  EXPECT_EQ(ValuesOn(cluster_->broker(new_leader), "failover", 0).size(), 200u);
+  std::string survivors;
+  for (int32_t id = 1; id <= 3; ++id) {
+    if (id == old_leader) continue;
+    if (!survivors.empty()) survivors += ",";
+    survivors += cluster_->broker(id).bootstrap_servers();
+  }
+  ProduceAll(survivors, "failover", 0, "after", 200, &counter);
+  EXPECT_EQ(counter.delivered.load(), 400);
+  EXPECT_EQ(counter.failed.load(), 0);
+  auto records = ConsumeAll(survivors, "failover", 1, "read_committed", 400);
+  ASSERT_EQ(records.size(), 400u);
+  std::set<std::string> values;
+  for (const auto& r : records) values.insert(r.value);
+  EXPECT_EQ(values.size(), 400u) << "nothing duplicated";
+}
+
+TEST_F(ClusterTest, MinInsyncReplicasRefusesAcksAllWhenTheIsrIsTooSmall) {
+  ASSERT_TRUE(
+      cluster_->CreateTopic("strict", 1, 3, {{"min.insync.replicas", "3"}})
+          .ok());
+  auto placement = cluster_->DescribePartition("strict", 0);
+  ASSERT_TRUE(placement.ok());
+  const int32_t follower = placement->replicas[2];
+  ASSERT_TRUE(cluster_->broker(follower).Stop().ok());
+  ASSERT_EQ(cluster_->DescribePartition("strict", 0)->isr.size(), 2u);
+  protocol::RecordBatchSpec spec;
+  spec.base_timestamp = 1700000000000;
+  std::string batch = *protocol::BuildRecordBatch(spec, {{"k", "v", {}, 0}});
+  auto produce = [&](int16_t acks) {
+    protocol::ProduceRequest request;
+    request.acks = acks;
+    request.timeout_ms = 5000;
+    auto& t = request.topics.emplace_back();
+    t.name = "strict";
+    auto& p = t.partitions.emplace_back();
+    p.index = 0;
+    p.records.slices = {batch};
+    auto response = Call<protocol::ProduceResponse>(
+        cluster_->broker(placement->leader).port(), 7, request);
+    return response.topics.empty()
+               ? int16_t{-1}
+               : response.topics[0].partitions[0].error_code;
+  };
+  EXPECT_EQ(produce(-1), static_cast<int16_t>(ErrorCode::kNotEnoughReplicas));
+  EXPECT_EQ(produce(1), 0) << "acks=1 does not ask for replicas";
+  // The follower returns, catches up and rejoins the ISR: acks=all works
+  // again.
+  ASSERT_TRUE(
+      cluster_->broker(follower).Restart(Broker::RestartMode::kClean).ok());
+  ASSERT_TRUE(Eventually([&] {
+    return cluster_->DescribePartition("strict", 0)->isr.size() == 3;
+  })) << "the ISR never grew back";
+  EXPECT_EQ(produce(-1), 0);
+  EXPECT_EQ(ValuesOn(cluster_->broker(follower), "strict", 0).size(), 2u);
 }
 
 }  // namespace

@@ -242,5 +242,12 @@ TEST_F(ControllerTest, ListenersSeeEveryVersionInOrder) {
   EXPECT_EQ(controller_.metadata()->topic("t"), nullptr);
 }
 
+TEST_F(ControllerTest, ProducerIdBlocksNeverOverlap) {
+  Controller::ProducerIdBlock a = controller_.AllocateProducerIds();
+  Controller::ProducerIdBlock b = controller_.AllocateProducerIds();
+  EXPECT_GT(a.count, 0);
+  EXPECT_GE(b.first, a.first + a.count);
+}
+
 }  // namespace
 }  // namespace exactly::broker

@@ -97,6 +97,9 @@ struct BrokerOptions {
   // and its open transaction holds back read_committed readers until it is
   // aborted (Broker::AbortTransaction).
   bool transaction_partition_verification = true;
+  // In a cluster: a follower that has not caught up with its leader for this
+  // long leaves the ISR (Kafka's replica.lag.time.max.ms, default 30 s).
+  int32_t replica_lag_time_max_ms = 30000;
   // Log every request and response at debug level; faults and errors are always
   // logged.
   bool verbose = false;

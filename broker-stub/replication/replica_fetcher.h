@@ -1,0 +1,66 @@
+// The follower side of replication, as Kafka's ReplicaFetcherThread: for each
+// leader this broker follows partitions of, one loop that sends Fetch requests
+// carrying this broker's node id as replica id (over a PeerClient, the same
+// protocol and sockets as any client), appends what comes back
+// (AppendAsFollower), takes up the leader's high watermark, and asks again
+// once the append is committed, so the leader never counts as replicated what
+// this broker's store does not hold.
+#ifndef EXACTLY_BROKER_REPLICATION_REPLICA_FETCHER_H_
+#define EXACTLY_BROKER_REPLICATION_REPLICA_FETCHER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "cluster/broker_state.h"
+#include "peer/peer_client.h"
+#include "protocol/messages/fetch.h"
+
+namespace exactly::broker {
+
+// Kafka's replica.fetch.wait.max.ms, replica.fetch.max.bytes and
+// replica.fetch.response.max.bytes defaults.
+inline constexpr int32_t kReplicaFetchWaitMaxMs = 500;
+inline constexpr int32_t kReplicaFetchMaxBytes = 1 << 20;
+inline constexpr int32_t kReplicaFetchResponseMaxBytes = 10 << 20;
+
+class ReplicaFetchers {
+ public:
+  explicit ReplicaFetchers(BrokerState& b) : b_(b) {}
+  ~ReplicaFetchers();
+  ReplicaFetchers(const ReplicaFetchers&) = delete;
+  ReplicaFetchers& operator=(const ReplicaFetchers&) = delete;
+
+  // Copies `topic`[`partition`] from broker `leader` at host:port from now on
+  // (instead of from any other leader).
+  void Follow(const std::string& topic, int32_t partition, int32_t leader,
+              const std::string& host, int32_t port);
+  // Stops copying it (this broker leads it now, or no longer holds it).
+  void Unfollow(const std::string& topic, int32_t partition);
+
+ private:
+  using PartitionKey = std::pair<std::string, int32_t>;
+  struct Source {
+    std::shared_ptr<PeerClient> client;
+    std::set<PartitionKey> partitions;
+    bool fetching = false;
+  };
+
+  void FetchFrom(int32_t leader);
+  void OnResponse(int32_t leader,
+                  absl::StatusOr<protocol::FetchResponse> response);
+
+  BrokerState& b_;
+  std::map<int32_t, Source> sources_;        // by leader node id
+  std::map<PartitionKey, int32_t> leaders_;  // whom each partition follows
+  // Callbacks that outlive this object (a commit, a response) check it.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace exactly::broker
+
+#endif  // EXACTLY_BROKER_REPLICATION_REPLICA_FETCHER_H_
