@@ -7,10 +7,11 @@
 //   (*cluster)->CreateTopic("orders", 6, 3);   // 6 partitions, 3 replicas
 //   std::string servers = (*cluster)->bootstrap_servers();   // all three
 //
-// Work in progress (docs/architecture.md, "Cluster mode"): leaders, replica
-// placement and Metadata are the cluster's; replication between brokers is
-// not there yet, so a follower's log stays empty and acks=all is answered by
-// the leader alone.
+// Work in progress (docs/architecture.md, "Cluster mode"): placement,
+// leaders, Metadata, replication (followers fetch from their leader),
+// the high watermark from the ISR, acks=all and min.insync.replicas work;
+// followers do not yet truncate after a failover, and the transaction and
+// group coordinators are not yet shared across the brokers.
 #ifndef EXACTLY_BROKER_CLUSTER_H_
 #define EXACTLY_BROKER_CLUSTER_H_
 
