@@ -10,7 +10,9 @@
 // in flight or queued fails with Unavailable, and the next Send reconnects
 // (no sooner than `reconnect_backoff_ms` after the failure). Destroying the
 // client closes the socket; callbacks of requests still pending are then
-// dropped, not called.
+// dropped, not called. (The socket and the buffers live in a Link that the
+// pending asynchronous operations keep alive until they have completed, so
+// destroying the client mid-connect or mid-write is safe.)
 #ifndef EXACTLY_BROKER_PEER_PEER_CLIENT_H_
 #define EXACTLY_BROKER_PEER_PEER_CLIENT_H_
 
@@ -46,14 +48,16 @@ struct PeerResponse {
   std::string_view body;
 };
 
-class PeerClient : public std::enable_shared_from_this<PeerClient> {
+class PeerClient {
  public:
   using RawCallback = std::function<void(absl::StatusOr<PeerResponse>)>;
 
-  static std::shared_ptr<PeerClient> Create(asio::io_context& io,
+  static std::unique_ptr<PeerClient> Create(asio::io_context& io,
                                             std::string host, uint16_t port,
                                             PeerClientOptions options = {});
   ~PeerClient();
+  PeerClient(const PeerClient&) = delete;
+  PeerClient& operator=(const PeerClient&) = delete;
 
   // Sends `request` at `version`; `done` gets the decoded response, whose
   // record sets point into `frame` (kept alive by the second argument).
@@ -77,47 +81,21 @@ class PeerClient : public std::enable_shared_from_this<PeerClient> {
   // Fails whatever is in flight or queued and closes the socket. A later Send
   // reconnects.
   void Close();
-  bool connected() const { return state_ == State::kConnected; }
+  bool connected() const;
   const std::string& host() const { return host_; }
   uint16_t port() const { return port_; }
 
  private:
-  enum class State { kIdle, kConnecting, kConnected };
-  struct Pending {
-    protocol::ApiKey key;
-    int16_t version;
-    int32_t correlation_id;
-    std::string frame;
-    RawCallback done;
-  };
-
-  PeerClient(asio::io_context& io, std::string host, uint16_t port,
-             PeerClientOptions options);
+  class Link;
+  PeerClient(std::shared_ptr<Link> link, std::string host, uint16_t port);
   void SendRaw(
       protocol::ApiKey key, int16_t version,
       const std::function<std::string(const protocol::RequestHeader&)>& encode,
       RawCallback done);
-  void Connect();
-  void WriteNext();
-  void ReadNext();
-  void Fail(const std::string& why);
 
-  asio::io_context& io_;
+  std::shared_ptr<Link> link_;
   const std::string host_;
   const uint16_t port_;
-  const PeerClientOptions options_;
-  asio::ip::tcp::socket socket_;
-  asio::steady_timer backoff_;
-  State state_ = State::kIdle;
-  std::chrono::steady_clock::time_point failed_at_{};
-  int32_t next_correlation_id_ = 1;
-  std::deque<Pending> queued_;     // not yet written
-  std::deque<Pending> in_flight_;  // written (or being written), unanswered
-  bool writing_ = false;
-  // Grows each time the socket is closed, so callbacks of an old socket know
-  // they are stale.
-  uint64_t generation_ = 0;
-  char size_prefix_[4];
 };
 
 }  // namespace exactly::broker

@@ -45,7 +45,7 @@ class ReplicaFetchers {
  private:
   using PartitionKey = std::pair<std::string, int32_t>;
   struct Source {
-    std::shared_ptr<PeerClient> client;
+    std::unique_ptr<PeerClient> client;
     std::set<PartitionKey> partitions;
     bool fetching = false;
   };

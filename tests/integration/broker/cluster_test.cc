@@ -296,7 +296,7 @@ TEST_F(ClusterTest, FollowersCopyTheLeadersLogAndTheHighWatermark) {
     EXPECT_TRUE(Eventually([&] {
       auto o = cluster_->broker(id).Offsets("replicated", 0);
       return o.ok() && o->high_watermark == o->log_end_offset &&
-             o->log_end_offset == on_leader.size();
+             o->log_end_offset == static_cast<int64_t>(on_leader.size());
     })) << "broker "
         << id;
   }

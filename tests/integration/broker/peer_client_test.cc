@@ -67,7 +67,7 @@ class PeerClientTest : public ::testing::Test {
 
   asio::io_context io_;
   std::unique_ptr<Broker> broker_;
-  std::shared_ptr<PeerClient> client_;
+  std::unique_ptr<PeerClient> client_;
 };
 
 TEST_F(PeerClientTest, PipelinedRequestsAreAnsweredInOrder) {
