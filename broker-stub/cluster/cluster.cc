@@ -68,8 +68,10 @@ absl::Status Cluster::CreateTopic(
 
 absl::StatusOr<PartitionLeadership> Cluster::DescribePartition(
     std::string_view topic, int32_t partition) const {
-  const PartitionState* p =
-      controller_->metadata()->partition(topic, partition);
+  // Held while `p` is read: a newer snapshot may replace it meanwhile.
+  const std::shared_ptr<const ClusterMetadata> metadata =
+      controller_->metadata();
+  const PartitionState* p = metadata->partition(topic, partition);
   if (p == nullptr)
     return absl::NotFoundError(
         absl::StrCat("no partition ", std::string(topic), "-", partition));
