@@ -16,7 +16,7 @@ namespace exactly::broker {
 struct PartitionReplication {
   enum class Role { kLeader, kFollower };
   Role role = Role::kLeader;
-  int32_t leader = -1;  // the node id this broker follows (or itself)
+  int32_t leader = -1;        // the node id this broker follows (or itself)
   int32_t leader_epoch = -1;  // -1 until the controller names one
   // More than one: the high watermark waits for the ISR.
   size_t replication_factor = 1;
