@@ -49,6 +49,25 @@ bool ElectIfLeaderless(const ClusterMetadata& m, PartitionState& p,
   return true;
 }
 
+// A new partition on `replicas`: those alive are in sync, the first of them
+// leads. Replicas on fenced brokers start out of sync; they join the ISR once
+// they return and catch up.
+PartitionState NewPartition(const ClusterMetadata& m, ReplicaList replicas) {
+  PartitionState p;
+  for (int32_t id : replicas)
+    if (Alive(m, id)) p.isr.push_back(id);
+  p.replicas = std::move(replicas);
+  ElectIfLeaderless(m, p, false);
+  return p;
+}
+
+// Node ids of every registered broker, fenced or not.
+std::vector<int32_t> KnownBrokers(const ClusterMetadata& m) {
+  std::vector<int32_t> known;
+  for (const auto& [id, info] : m.brokers) known.push_back(id);
+  return known;
+}
+
 // As Kafka's controller: a manual assignment must give each partition a live
 // replica to lead it.
 ApiError CheckSomeReplicaAlive(const ClusterMetadata& m,
@@ -174,9 +193,9 @@ ApiError Controller::CreateTopic(const NewTopic& request, bool validate_only) {
                    "Both numPartitions or replicationFactor and "
                    "replicasAssignments were set. Both cannot be used at the "
                    "same time.");
-    std::vector<int32_t> known;
-    for (const auto& [id, info] : current->brokers) known.push_back(id);
-    if (ApiError e = CheckAssignments(*request.assignments, known); !e.ok())
+    if (ApiError e =
+            CheckAssignments(*request.assignments, KnownBrokers(*current));
+        !e.ok())
       return e;
     if (request.assignments->empty())
       return Error(ErrorCode::kInvalidPartitions,
@@ -205,16 +224,8 @@ ApiError Controller::CreateTopic(const NewTopic& request, bool validate_only) {
   topic->unclean_leader_election = request.unclean_leader_election.value_or(
       options_.unclean_leader_election);
   topic->configs = request.configs;
-  for (ReplicaList& r : replicas) {
-    PartitionState p;
-    // Replicas on fenced brokers start out of sync; they join the ISR once
-    // they return and catch up.
-    for (int32_t id : r)
-      if (Alive(*next, id)) p.isr.push_back(id);
-    p.replicas = std::move(r);
-    ElectIfLeaderless(*next, p, false);
-    topic->partitions.push_back(std::move(p));
-  }
+  for (ReplicaList& r : replicas)
+    topic->partitions.push_back(NewPartition(*next, std::move(r)));
   next->topics[request.name] = std::move(topic);
   Publish(std::move(next));
   return {};
@@ -247,9 +258,9 @@ ApiError Controller::AddPartitions(
           ErrorCode::kInvalidReplicaAssignment,
           absl::StrCat("Increasing the number of partitions by ", total - have,
                        " but ", assignments->size(), " assignments provided."));
-    std::vector<int32_t> known;
-    for (const auto& [id, info] : current->brokers) known.push_back(id);
-    if (ApiError e = CheckAssignments(*assignments, known); !e.ok()) return e;
+    if (ApiError e = CheckAssignments(*assignments, KnownBrokers(*current));
+        !e.ok())
+      return e;
     if (ApiError e = CheckSomeReplicaAlive(*current, *assignments); !e.ok())
       return e;
     for (const ReplicaList& r : *assignments)
@@ -274,14 +285,8 @@ ApiError Controller::AddPartitions(
   if (validate_only) return {};
   auto next = Copy();
   auto topic = std::make_shared<TopicPlacement>(*existing);
-  for (ReplicaList& r : replicas) {
-    PartitionState p;
-    for (int32_t id : r)
-      if (Alive(*next, id)) p.isr.push_back(id);
-    p.replicas = std::move(r);
-    ElectIfLeaderless(*next, p, false);
-    topic->partitions.push_back(std::move(p));
-  }
+  for (ReplicaList& r : replicas)
+    topic->partitions.push_back(NewPartition(*next, std::move(r)));
   next->topics.find(name)->second = std::move(topic);
   Publish(std::move(next));
   return {};

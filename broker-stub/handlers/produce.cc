@@ -181,9 +181,8 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
         }
       }
     }
-    auto answer = [&b, drop_response, acks](ProduceResponse& response,
-                                            Responder& r) {
-      (void)b;
+    auto answer = [drop_response, acks](ProduceResponse& response,
+                                        Responder& r) {
       if (drop_response) {
         r.CloseConnection(
             "injected fault: produce response dropped after the append");
