@@ -1,5 +1,7 @@
 #include "exactly/broker/faults.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "protocol/api_key.h"
 #include "protocol/error_code.h"
@@ -110,6 +112,36 @@ void Faults::Clear() {
   drops_.clear();
   latencies_.clear();
   hold_markers_ = 0;
+  replication_paused_ = false;
+  replication_latency_ms_ = 0;
+}
+
+void Faults::PauseReplication() {
+  Record("replication into this broker paused");
+  std::lock_guard<std::mutex> lock(mu_);
+  replication_paused_ = true;
+}
+
+void Faults::ResumeReplication() {
+  Record("replication into this broker resumed");
+  std::lock_guard<std::mutex> lock(mu_);
+  replication_paused_ = false;
+}
+
+void Faults::SetReplicationLatency(int32_t latency_ms) {
+  Record(absl::StrCat(latency_ms, " ms latency before each replica fetch"));
+  std::lock_guard<std::mutex> lock(mu_);
+  replication_latency_ms_ = std::max(latency_ms, 0);
+}
+
+bool Faults::replication_paused() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return replication_paused_;
+}
+
+int32_t Faults::replication_latency_ms() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return replication_latency_ms_;
 }
 
 std::vector<std::string> Faults::History() const {

@@ -46,10 +46,36 @@ void ReplicaFetchers::Unfollow(const std::string& topic, int32_t partition) {
   leaders_.erase(it);
 }
 
+void ReplicaFetchers::FetchAfter(int32_t leader, int32_t delay_ms) {
+  auto it = sources_.find(leader);
+  if (it == sources_.end()) return;
+  Source& source = it->second;
+  source.fetching = false;
+  if (delay_ms <= 0) {
+    FetchFrom(leader);
+    return;
+  }
+  if (source.delay) return;  // already waiting
+  source.delay = std::make_unique<asio::steady_timer>(
+      b_.io(), std::chrono::milliseconds(delay_ms));
+  std::weak_ptr<bool> alive = alive_;
+  source.delay->async_wait([this, alive, leader](const std::error_code& ec) {
+    if (ec || alive.expired()) return;
+    auto s = sources_.find(leader);
+    if (s == sources_.end()) return;
+    s->second.delay.reset();
+    FetchFrom(leader);
+  });
+}
+
 void ReplicaFetchers::FetchFrom(int32_t leader) {
   auto it = sources_.find(leader);
-  if (it == sources_.end() || it->second.fetching) return;
+  if (it == sources_.end() || it->second.fetching || it->second.delay) return;
   Source& source = it->second;
+  if (b_.faults().replication_paused()) {
+    FetchAfter(leader, kReplicaPausedPollMs);
+    return;
+  }
   FetchRequest request;
   request.replica_id = b_.options().node_id;
   request.max_wait_ms = kReplicaFetchWaitMaxMs;
@@ -96,8 +122,7 @@ void ReplicaFetchers::OnResponse(int32_t leader,
     // back-off first) until the controller names another leader.
     LogDebug("replica fetch from broker ", leader, ": ",
              std::string(response.status().message()));
-    it->second.fetching = false;
-    FetchFrom(leader);
+    FetchAfter(leader, kReplicaFetchBackoffMs);
     return;
   }
   std::vector<std::pair<std::string, int32_t>> appended;
@@ -125,6 +150,11 @@ void ReplicaFetchers::OnResponse(int32_t leader,
       appended.emplace_back(t.name, rp.index);
     }
   }
+  if (appended.empty()) {
+    // Only errors: the controller's next decision says whom to follow.
+    FetchAfter(leader, kReplicaFetchBackoffMs);
+    return;
+  }
   // Once the appends are in the store: they count as this broker's, the high
   // watermark moves, and the next fetch tells the leader so.
   std::weak_ptr<bool> alive = alive_;
@@ -135,10 +165,7 @@ void ReplicaFetchers::OnResponse(int32_t leader,
         for (const auto& [topic, index] : appended)
           if (Partition* p = b_.FindPartition(topic, index))
             PublishAppends(b_, *p);
-        auto source = sources_.find(leader);
-        if (source == sources_.end()) return;
-        source->second.fetching = false;
-        FetchFrom(leader);
+        FetchAfter(leader, b_.faults().replication_latency_ms());
       });
 }
 

@@ -8,6 +8,7 @@
 #ifndef EXACTLY_BROKER_REPLICATION_REPLICA_FETCHER_H_
 #define EXACTLY_BROKER_REPLICATION_REPLICA_FETCHER_H_
 
+#include <asio/steady_timer.hpp>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,6 +28,13 @@ namespace exactly::broker {
 inline constexpr int32_t kReplicaFetchWaitMaxMs = 500;
 inline constexpr int32_t kReplicaFetchMaxBytes = 1 << 20;
 inline constexpr int32_t kReplicaFetchResponseMaxBytes = 10 << 20;
+// What a fetch loop waits after a fetch that brought only errors (the leader
+// moved, or is unreachable) before it asks again. Kafka's
+// replica.fetch.backoff.ms is 1000; a test cluster learns its new leaders from
+// the controller at once, so waiting long only slows failover.
+inline constexpr int32_t kReplicaFetchBackoffMs = 100;
+// How often a paused fetch loop (Faults::PauseReplication) looks again.
+inline constexpr int32_t kReplicaPausedPollMs = 20;
 
 class ReplicaFetchers {
  public:
@@ -47,10 +55,14 @@ class ReplicaFetchers {
   struct Source {
     std::unique_ptr<PeerClient> client;
     std::set<PartitionKey> partitions;
-    bool fetching = false;
+    bool fetching = false;  // a fetch is out, or its append not yet committed
+    // Armed while the loop waits (back-off, pause, injected latency).
+    std::unique_ptr<asio::steady_timer> delay;
   };
 
   void FetchFrom(int32_t leader);
+  // Fetches from `leader` again after `delay_ms` (0: now).
+  void FetchAfter(int32_t leader, int32_t delay_ms);
   void OnResponse(int32_t leader,
                   absl::StatusOr<protocol::FetchResponse> response);
 

@@ -55,6 +55,15 @@ class Faults {
   // crashed at that point until it is restarted, when it finishes the markers.
   void HoldTransactionMarkers(int count = 1);
 
+  // Cluster mode, on a follower: stops this broker fetching from its leaders
+  // (it falls behind, and out of the ISR after replica.lag.time.max.ms) until
+  // ResumeReplication().
+  void PauseReplication();
+  void ResumeReplication();
+  // Cluster mode, on a follower: waits `latency_ms` before each replica fetch
+  // (0 removes the delay), as a slow link to its leaders would.
+  void SetReplicationLatency(int32_t latency_ms);
+
   // Removes every fault still pending.
   void Clear();
 
@@ -75,6 +84,8 @@ class Faults {
   bool TakeDropProduceResponse(const std::vector<std::string>& topics);
   int32_t LatencyFor(int16_t api_key) const;
   bool TakeHoldTransactionMarkers();
+  bool replication_paused() const;
+  int32_t replication_latency_ms() const;
   void Record(std::string what);
 
  private:
@@ -99,6 +110,8 @@ class Faults {
   std::vector<DropRule> drops_;
   std::vector<LatencyRule> latencies_;
   int hold_markers_ = 0;
+  bool replication_paused_ = false;
+  int32_t replication_latency_ms_ = 0;
   std::vector<std::string> history_;
   Hooks hooks_;
 };
