@@ -299,6 +299,9 @@ absl::Status BrokerState::LoadPartition(Partition& partition) {
               absl::StrCat(where, ": ", header.status().message()));
         }
         partition.log().Restore(value, *header);
+        // The leader-epoch cache, as the appends built it.
+        partition.replication().epochs.Assign(header->partition_leader_epoch,
+                                              header->base_offset);
         // Rebuild the transaction index as the appends built it.
         const StoredBatch& stored = partition.log().batches().back();
         if (header->is_control()) {

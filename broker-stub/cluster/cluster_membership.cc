@@ -51,7 +51,7 @@ void TakeUpRole(BrokerState& b, const ClusterMetadata& m,
     return;
   }
   r.leader = p.leader;
-  fetchers.Follow(topic, partition.index(), p.leader, leader->host,
+  fetchers.Follow(topic, partition.index(), p.leader, epoch, leader->host,
                   leader->port);
   // Produces parked here while it led answer now (NOT_LEADER_OR_FOLLOWER).
   partition.WakeWaiters();

@@ -17,6 +17,8 @@ std::vector<ApiHandler> CoreApis() {
       {ApiKey::kFetch, 4, 11, &Decoded<FetchRequest, HandleFetch>},
       {ApiKey::kListOffsets, 0, 5,
        &Decoded<ListOffsetsRequest, HandleListOffsets>},
+      {ApiKey::kOffsetForLeaderEpoch, 0, 4,
+       &Decoded<OffsetForLeaderEpochRequest, HandleOffsetForLeaderEpoch>},
       {ApiKey::kMetadata, 0, 8, &Decoded<MetadataRequest, HandleMetadata>},
       {ApiKey::kApiVersions, 0, 3,
        &Decoded<ApiVersionsRequest, HandleApiVersions>},

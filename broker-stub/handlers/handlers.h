@@ -26,6 +26,9 @@ void HandleFetch(BrokerState& b, const RequestHeader& h,
                  protocol::FetchRequest& request, Responder r);
 void HandleListOffsets(BrokerState& b, const RequestHeader& h,
                        protocol::ListOffsetsRequest& request, Responder r);
+void HandleOffsetForLeaderEpoch(BrokerState& b, const RequestHeader& h,
+                                protocol::OffsetForLeaderEpochRequest& request,
+                                Responder r);
 void HandleInitProducerId(BrokerState& b, const RequestHeader& h,
                           protocol::InitProducerIdRequest& request,
                           Responder r);

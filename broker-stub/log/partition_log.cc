@@ -112,6 +112,24 @@ std::vector<int64_t> PartitionLog::DeleteBefore(int64_t offset) {
   return removed;
 }
 
+std::vector<StoredBatch> PartitionLog::TruncateTo(int64_t offset) {
+  std::vector<StoredBatch> removed;
+  while (!batches_.empty() && batches_.back().last_offset() >= offset) {
+    size_in_bytes_ -= batches_.back().size;
+    removed.push_back(std::move(batches_.back()));
+    batches_.pop_back();
+  }
+  std::reverse(removed.begin(), removed.end());
+  if (!removed.empty()) log_end_offset_ = removed.front().base_offset();
+  if (offset < log_start_offset_) {
+    // Nothing this log holds is kept: it starts again where it now ends.
+    log_start_offset_ = std::min(log_start_offset_, log_end_offset_);
+  }
+  high_watermark_ = std::min(high_watermark_, log_end_offset_);
+  durable_end_offset_ = std::min(durable_end_offset_, log_end_offset_);
+  return removed;
+}
+
 int64_t PartitionLog::RetentionStartOffset(int64_t retain_bytes,
                                            int64_t limit) const {
   if (retain_bytes < 0 || size_in_bytes_ <= static_cast<size_t>(retain_bytes)) {

@@ -113,6 +113,13 @@ class PartitionLog {
   // reads then start there). Returns the base offsets of the batches removed.
   std::vector<int64_t> DeleteBefore(int64_t offset);
 
+  // Removes the batches at the end of the log that hold `offset` or anything
+  // after it (a replica following a new leader drops what that leader does
+  // not have): the log then ends at `offset`, or earlier when `offset` falls
+  // inside a batch, as Kafka truncates whole batches. The high watermark and
+  // durable end come down with it. Returns the batches removed, oldest first.
+  std::vector<StoredBatch> TruncateTo(int64_t offset);
+
   // Oldest batches that can go for size-based retention without crossing
   // `limit`, keeping at most `retain_bytes`. Returns the new log start offset
   // (unchanged when nothing goes).

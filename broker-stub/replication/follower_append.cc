@@ -3,27 +3,10 @@
 #include "absl/strings/str_cat.h"
 #include "crc32c/crc32c.h"
 #include "protocol/record_batch.h"
+#include "replication/batch_effects.h"
 
 namespace exactly::broker {
-namespace {
-
 using protocol::ErrorCode;
-
-// The coordinator epoch a control batch carries (the value of its one record:
-// int16 version, int32 coordinator epoch).
-int32_t CoordinatorEpochOf(const protocol::RecordBatchView& batch) {
-  absl::StatusOr<std::vector<protocol::Record>> records =
-      protocol::DecodeRecords(batch);
-  if (!records.ok() || records->empty() || !records->front().value ||
-      records->front().value->size() < 6)
-    return -1;
-  const std::string& v = *records->front().value;
-  uint32_t epoch = 0;
-  for (int i = 2; i < 6; ++i) epoch = (epoch << 8) | static_cast<uint8_t>(v[i]);
-  return static_cast<int32_t>(epoch);
-}
-
-}  // namespace
 
 FollowerAppendOutcome AppendAsFollower(BrokerState& b, Partition& partition,
                                        std::string_view records) {
@@ -63,24 +46,7 @@ FollowerAppendOutcome AppendAsFollower(BrokerState& b, Partition& partition,
         log.Append(copy, copy.get(), size, h, h.partition_leader_epoch);
     partition.replication().epochs.Assign(h.partition_leader_epoch,
                                           stored.base_offset());
-    if (h.is_control()) {
-      protocol::RecordBatchView view{stored.header, stored.bytes()};
-      absl::StatusOr<protocol::ControlType> type =
-          protocol::ReadControlType(view);
-      if (type.ok()) {
-        partition.transactions().OnMarker(
-            h.producer_id, *type == protocol::ControlType::kCommit,
-            stored.base_offset());
-        partition.producers().OnMarker(h.producer_id, h.producer_epoch,
-                                       CoordinatorEpochOf(view),
-                                       stored.base_offset());
-      }
-    } else {
-      if (h.has_producer_id()) partition.producers().OnAppend(stored.header);
-      if (h.is_transactional())
-        partition.transactions().OnTransactionalBatch(h.producer_id,
-                                                      stored.base_offset());
-    }
+    ApplyBatchEffects(stored, partition.producers(), partition.transactions());
     b.PersistAppend(partition, stored);
     out.records += h.record_count;
   }

@@ -5,6 +5,11 @@
 // (AppendAsFollower), takes up the leader's high watermark, and asks again
 // once the append is committed, so the leader never counts as replicated what
 // this broker's store does not hold.
+//
+// A partition that starts following (a new leader, or a new epoch of the same
+// one) is first truncated: the loop asks the leader where this replica's
+// latest epoch ends on its log (OffsetForLeaderEpoch, KIP-101/279) and cuts
+// what the leader does not have (log_truncation.h) before it fetches.
 #ifndef EXACTLY_BROKER_REPLICATION_REPLICA_FETCHER_H_
 #define EXACTLY_BROKER_REPLICATION_REPLICA_FETCHER_H_
 
@@ -20,6 +25,7 @@
 #include "cluster/broker_state.h"
 #include "peer/peer_client.h"
 #include "protocol/messages/fetch.h"
+#include "protocol/messages/offset_for_leader_epoch.h"
 
 namespace exactly::broker {
 
@@ -43,32 +49,47 @@ class ReplicaFetchers {
   ReplicaFetchers(const ReplicaFetchers&) = delete;
   ReplicaFetchers& operator=(const ReplicaFetchers&) = delete;
 
-  // Copies `topic`[`partition`] from broker `leader` at host:port from now on
-  // (instead of from any other leader).
+  // Copies `topic`[`partition`] from broker `leader`, which leads it at
+  // `leader_epoch`, at host:port from now on (instead of from any other
+  // leader).
   void Follow(const std::string& topic, int32_t partition, int32_t leader,
-              const std::string& host, int32_t port);
+              int32_t leader_epoch, const std::string& host, int32_t port);
   // Stops copying it (this broker leads it now, or no longer holds it).
   void Unfollow(const std::string& topic, int32_t partition);
 
  private:
   using PartitionKey = std::pair<std::string, int32_t>;
+  struct Following {
+    int32_t leader = -1;
+    int32_t leader_epoch = -1;
+    // Cut to what the leader has (or found nothing to cut): fetches may go.
+    bool truncated = false;
+  };
   struct Source {
     std::unique_ptr<PeerClient> client;
     std::set<PartitionKey> partitions;
     bool fetching = false;  // a fetch is out, or its append not yet committed
+    bool asking_epochs = false;  // an OffsetForLeaderEpoch is out
     // Armed while the loop waits (back-off, pause, injected latency).
     std::unique_ptr<asio::steady_timer> delay;
   };
 
   void FetchFrom(int32_t leader);
-  // Fetches from `leader` again after `delay_ms` (0: now).
+  // Sends OffsetForLeaderEpoch for the partitions of `source` not yet
+  // truncated; returns whether any are waiting for it.
+  bool AskEpochEnds(int32_t leader, Source& source);
+  void OnEpochEnds(int32_t leader,
+                   std::map<PartitionKey, std::pair<int32_t, int32_t>> asked,
+                   absl::StatusOr<protocol::OffsetForLeaderEpochResponse> r);
+  // The fetch out to `leader` is done: fetch again after `delay_ms` (0: now).
   void FetchAfter(int32_t leader, int32_t delay_ms);
+  void WaitThenFetch(int32_t leader, Source& source, int32_t delay_ms);
   void OnResponse(int32_t leader,
                   absl::StatusOr<protocol::FetchResponse> response);
 
   BrokerState& b_;
-  std::map<int32_t, Source> sources_;        // by leader node id
-  std::map<PartitionKey, int32_t> leaders_;  // whom each partition follows
+  std::map<int32_t, Source> sources_;  // by leader node id
+  std::map<PartitionKey, Following> following_;
   // Callbacks that outlive this object (a commit, a response) check it.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

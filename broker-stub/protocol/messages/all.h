@@ -35,6 +35,7 @@
 #include "protocol/messages/offset_commit.h"
 #include "protocol/messages/offset_delete.h"
 #include "protocol/messages/offset_fetch.h"
+#include "protocol/messages/offset_for_leader_epoch.h"
 #include "protocol/messages/produce.h"
 #include "protocol/messages/sasl_authenticate.h"
 #include "protocol/messages/sasl_handshake.h"
@@ -83,6 +84,8 @@ void ForEachMessagePair(F&& f) {
   f.template operator()<OffsetCommitRequest, OffsetCommitResponse>();
   f.template operator()<OffsetDeleteRequest, OffsetDeleteResponse>();
   f.template operator()<OffsetFetchRequest, OffsetFetchResponse>();
+  f.template
+  operator()<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>();
   f.template operator()<ProduceRequest, ProduceResponse>();
   f.template operator()<SaslAuthenticateRequest, SaslAuthenticateResponse>();
   f.template operator()<SaslHandshakeRequest, SaslHandshakeResponse>();

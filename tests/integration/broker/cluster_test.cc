@@ -18,6 +18,7 @@
 #include "protocol/request_header.h"
 #include "support/kafka_client.h"
 #include "support/raw_connection.h"
+#include "support/temp_dir.h"
 
 namespace exactly::broker {
 namespace {
@@ -369,6 +370,91 @@ TEST_F(ClusterTest, MinInsyncReplicasRefusesAcksAllWhenTheIsrIsTooSmall) {
   })) << "the ISR never grew back";
   EXPECT_EQ(produce(-1), 0);
   EXPECT_EQ(ValuesOn(cluster_->broker(follower), "strict", 0).size(), 2u);
+}
+
+// Produces `count` records "<prefix>-<i>" with acks=1 (not idempotent: an
+// idempotent producer needs acks=all) to whichever broker leads.
+void ProduceAcks1(const std::string& servers, const std::string& topic,
+                  int32_t partition, const std::string& prefix, int count,
+                  DeliveryCounter* counter) {
+  auto producer = NewClient(
+      RD_KAFKA_PRODUCER,
+      {{"bootstrap.servers", servers}, {"acks", "1"}, {"linger.ms", "2"}},
+      &DeliveryCounter::OnDelivery, counter);
+  ASSERT_TRUE(producer);
+  for (int i = 0; i < count; ++i)
+    ASSERT_EQ(ProduceOne(producer.get(), topic, partition, "k",
+                         prefix + "-" + std::to_string(i)),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(rd_kafka_flush(producer.get(), 30000), RD_KAFKA_RESP_ERR_NO_ERROR);
+}
+
+// KIP-101: a leader acknowledges records under acks=1 that no follower copied
+// (replication into both is paused), dies, and comes back as a follower of the
+// replica that took over and wrote on. It must drop what it alone had, so the
+// logs agree record for record; without the truncation its log would keep the
+// lost records under offsets the new leader gave to others.
+TEST(ClusterTruncationTest, AReturningLeaderDropsWhatOnlyItHad) {
+  exactly::testing::TempDir dir;
+  ClusterOptions o{.brokers = 3};
+  o.broker.data_dir = dir.path();
+  o.broker.verbose = getenv("CLUSTER_VERBOSE") != nullptr;
+  auto started = Cluster::Start(o);
+  ASSERT_TRUE(started.ok()) << started.status();
+  Cluster& cluster = **started;
+  ASSERT_TRUE(cluster.CreateTopic("diverge", 1, 3).ok());
+  DeliveryCounter counter;
+  ProduceAll(cluster.bootstrap_servers(), "diverge", 0, "shared", 100,
+             &counter);
+  ASSERT_EQ(counter.delivered.load(), 100);
+  const int32_t old_leader = cluster.DescribePartition("diverge", 0)->leader;
+  ASSERT_TRUE(Eventually([&] {
+    for (int32_t id = 1; id <= 3; ++id)
+      if (cluster.broker(id).Offsets("diverge", 0)->log_end_offset != 100)
+        return false;
+    return true;
+  }));
+
+  for (int32_t id = 1; id <= 3; ++id)
+    if (id != old_leader) cluster.broker(id).faults().PauseReplication();
+  ProduceAcks1(cluster.broker(old_leader).bootstrap_servers(), "diverge", 0,
+               "only-on-the-old-leader", 50, &counter);
+  ASSERT_EQ(counter.delivered.load(), 150) << "acks=1 answered by the leader";
+  ASSERT_EQ(cluster.broker(old_leader).Offsets("diverge", 0)->log_end_offset,
+            150);
+
+  ASSERT_TRUE(cluster.broker(old_leader).Stop().ok());
+  const int32_t new_leader = cluster.DescribePartition("diverge", 0)->leader;
+  ASSERT_NE(new_leader, old_leader);
+  ASSERT_NE(new_leader, -1);
+  std::string survivors;
+  for (int32_t id = 1; id <= 3; ++id) {
+    if (id == old_leader) continue;
+    cluster.broker(id).faults().ResumeReplication();
+    if (!survivors.empty()) survivors += ",";
+    survivors += cluster.broker(id).bootstrap_servers();
+  }
+  ProduceAll(survivors, "diverge", 0, "new-leader", 30, &counter);
+  ASSERT_EQ(counter.delivered.load(), 180);
+
+  ASSERT_TRUE(
+      cluster.broker(old_leader).Restart(Broker::RestartMode::kClean).ok());
+  const std::vector<std::string> on_new_leader =
+      ValuesOn(cluster.broker(new_leader), "diverge", 0);
+  ASSERT_EQ(on_new_leader.size(), 130u) << "the paused followers copied none";
+  EXPECT_TRUE(Eventually([&] {
+    return ValuesOn(cluster.broker(old_leader), "diverge", 0) == on_new_leader;
+  })) << "the returning replica's log differs from its leader's";
+  for (const std::string& v :
+       ValuesOn(cluster.broker(old_leader), "diverge", 0))
+    EXPECT_EQ(v.rfind("only-on-the-old-leader", 0), std::string::npos) << v;
+
+  // The cut is durable: restarted again, it holds the same log.
+  ASSERT_TRUE(
+      cluster.broker(old_leader).Restart(Broker::RestartMode::kCrash).ok());
+  EXPECT_TRUE(Eventually([&] {
+    return ValuesOn(cluster.broker(old_leader), "diverge", 0) == on_new_leader;
+  }));
 }
 
 }  // namespace

@@ -1,0 +1,72 @@
+// OffsetForLeaderEpoch: where an epoch ends on this leader's log, from its
+// leader-epoch cache. Followers ask it before they copy from a new leader
+// (replication/replica_fetcher.cc); consumers ask it after a leader change
+// (KIP-320) to see whether the log they read was truncated.
+#include "cluster/cluster_membership.h"
+#include "handlers/handlers.h"
+#include "replication/leader_epoch_cache.h"
+
+namespace exactly::broker {
+
+namespace {
+
+using protocol::ErrorCode;
+using protocol::OffsetForLeaderEpochResponse;
+
+}  // namespace
+
+void HandleOffsetForLeaderEpoch(BrokerState& b, const RequestHeader& h,
+                                protocol::OffsetForLeaderEpochRequest& request,
+                                Responder r) {
+  OffsetForLeaderEpochResponse response;
+  for (const auto& t : request.topics) {
+    OffsetForLeaderEpochResponse::Topic& rt = response.topics.emplace_back();
+    rt.name = t.name;
+    for (const auto& p : t.partitions) {
+      OffsetForLeaderEpochResponse::Partition& rp =
+          rt.partitions.emplace_back();
+      rp.index = p.index;
+      auto fail = [&rp](ErrorCode code) {
+        rp.error_code = static_cast<int16_t>(code);
+      };
+      if (auto injected = b.faults().TakeError(h.api_key, &t.name, p.index)) {
+        rp.error_code = *injected;
+        continue;
+      }
+      const Partition* partition = b.FindPartition(t.name, p.index);
+      if (partition == nullptr) {
+        fail(ErrorCode::kUnknownTopicOrPartition);
+        continue;
+      }
+      if (ErrorCode leadership = LeadershipError(b, t.name, p.index);
+          leadership != ErrorCode::kNone) {
+        fail(leadership);
+        continue;
+      }
+      if (p.current_leader_epoch >= 0 &&
+          p.current_leader_epoch != partition->leader_epoch()) {
+        fail(p.current_leader_epoch < partition->leader_epoch()
+                 ? ErrorCode::kFencedLeaderEpoch
+                 : ErrorCode::kUnknownLeaderEpoch);
+        continue;
+      }
+      const PartitionLog& log = partition->log();
+      const LeaderEpochCache& epochs = partition->replication().epochs;
+      EpochEndOffset end;
+      if (epochs.entries().empty()) {
+        // A broker that is the whole cluster has led at one epoch since the
+        // log began.
+        LeaderEpochCache only;
+        only.Assign(partition->leader_epoch(), log.log_start_offset());
+        end = only.EndOffsetFor(p.leader_epoch, log.log_end_offset());
+      } else {
+        end = epochs.EndOffsetFor(p.leader_epoch, log.log_end_offset());
+      }
+      rp.leader_epoch = end.epoch;
+      rp.end_offset = end.end_offset;
+    }
+  }
+  r.Send(response);
+}
+
+}  // namespace exactly::broker
