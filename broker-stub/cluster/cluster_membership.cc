@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cluster/retention.h"
+#include "cluster/topic_admin.h"
 #include "replication/high_watermark.h"
 #include "replication/replica_fetcher.h"
 #include "util/logging.h"
@@ -57,13 +59,38 @@ void TakeUpRole(BrokerState& b, const ClusterMetadata& m,
   partition.WakeWaiters();
 }
 
+// The controller's overrides for a topic this broker already holds, when they
+// differ from its own (AlterConfigs on another broker).
+void TakeUpConfigs(BrokerState& b, Topic& topic,
+                   const std::map<std::string, std::string>& configs) {
+  if (topic.config.explicit_values() == configs) return;
+  TopicConfig config;
+  for (const auto& [key, value] : configs) {
+    if (absl::Status s = config.Set(key, value); !s.ok())
+      LogWarning("topic ", topic.name, ": config ", key, ": ", s.message());
+  }
+  topic.config = std::move(config);
+  b.PersistTopic(topic);
+  for (const auto& partition : topic.partitions)
+    EnforceRetention(b, *partition);
+}
+
 }  // namespace
 
 void ApplyClusterMetadata(BrokerState& b,
                           std::shared_ptr<const ClusterMetadata> metadata) {
   const ClusterMetadata* applied = b.cluster_metadata();
   if (applied != nullptr && applied->version >= metadata->version) return;
+  // A topic whose placement is the very one applied before, among the same
+  // brokers, needs nothing: most snapshots change a few partitions.
+  const bool same_brokers =
+      applied != nullptr && applied->brokers == metadata->brokers;
   for (const auto& [name, placement] : metadata->topics) {
+    if (same_brokers) {
+      auto before = applied->topics.find(name);
+      if (before != applied->topics.end() && before->second == placement)
+        continue;
+    }
     const int32_t partitions =
         static_cast<int32_t>(placement->partitions.size());
     Topic* topic = b.topics().Find(name);
@@ -75,15 +102,30 @@ void ApplyClusterMetadata(BrokerState& b,
           LogWarning("topic ", name, ": config ", key, ": ", s.message());
       }
       topic = &b.AddTopic(name, partitions, std::move(config));
-    } else if (topic->partition_count() < partitions) {
-      b.topics().Grow(*topic, partitions);
-      b.PersistTopic(*topic);
+    } else {
+      if (topic->partition_count() < partitions) {
+        b.topics().Grow(*topic, partitions);
+        b.PersistTopic(*topic);
+      }
+      TakeUpConfigs(b, *topic, placement->configs);
     }
     for (int32_t i = 0; i < partitions; ++i) {
       const PartitionState& p = placement->partitions[static_cast<size_t>(i)];
       Partition& partition = *topic->partition(i);
       partition.set_leader_epoch(std::max(p.leader_epoch, 0));
       TakeUpRole(b, *metadata, name, p, partition);
+    }
+  }
+  // Topics the controller deleted since the last snapshot go here too. (Only
+  // those: a topic this broker loaded that the controller never knew stays.)
+  if (applied != nullptr) {
+    for (const auto& [name, placement] : applied->topics) {
+      if (metadata->topics.count(name) != 0) continue;
+      Topic* topic = b.topics().Find(name);
+      if (topic == nullptr) continue;
+      for (int32_t i = 0; i < topic->partition_count(); ++i)
+        b.replica_fetchers()->Unfollow(name, i);
+      DeleteLocalTopic(b, *topic);
     }
   }
   b.set_cluster_metadata(std::move(metadata));

@@ -7,7 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cluster/cluster_membership.h"
 #include "cluster/retention.h"
+#include "controller/controller.h"
 #include "group/group_coordinator.h"
 #include "storage/keys.h"
 #include "util/logging.h"
@@ -32,7 +34,20 @@ ApiError UnknownTopic(std::string_view name) {
 ApiError DeleteTopic(BrokerState& b, std::string_view name) {
   Topic* topic = b.topics().Find(name);
   if (topic == nullptr) return UnknownTopic(name);
-  const std::string owned(name);
+  if (Controller* controller = b.controller()) {
+    // Every broker drops its copy as it applies the controller's decision,
+    // this one at once.
+    controller->DeleteTopic(name);
+    ApplyClusterMetadata(b, controller->metadata());
+    return {};
+  }
+  DeleteLocalTopic(b, *topic);
+  return {};
+}
+
+void DeleteLocalTopic(BrokerState& b, Topic& doomed) {
+  Topic* topic = &doomed;
+  const std::string owned = topic->name;
   const uint32_t id = topic->id;
   // The partitions outlive the registry entry a moment: the fetches parked on
   // them are woken once the topic is gone, find nothing by its name, and answer
@@ -52,7 +67,6 @@ ApiError DeleteTopic(BrokerState& b, std::string_view name) {
   // drops the offsets of deleted partitions.
   b.groups().ForgetTopic(owned);
   LogInfo("deleted topic ", owned, " (", partitions.size(), " partition(s))");
-  return {};
 }
 
 ApiError AddPartitions(
@@ -77,6 +91,17 @@ ApiError AddPartitions(
     return Error(ErrorCode::kInvalidPartitions,
                  absl::StrCat("Number of partitions must be at most ",
                               kMaxPartitions, ", not ", total, "."));
+  }
+  if (Controller* controller = b.controller()) {
+    // The controller checks the assignments against the cluster's brokers
+    // and places the new partitions; every broker grows the topic as it
+    // applies that, this one at once.
+    if (ApiError e =
+            controller->AddPartitions(name, total, assignments, validate_only);
+        !e.ok())
+      return e;
+    if (!validate_only) ApplyClusterMetadata(b, controller->metadata());
+    return {};
   }
   if (assignments) {
     const int32_t node = b.options().node_id;
@@ -238,6 +263,15 @@ ApiError AlterTopicConfigs(BrokerState& b, std::string_view name,
   }
   if (validate_only) return {};
 
+  if (Controller* controller = b.controller()) {
+    // The other brokers take the new overrides from the controller.
+    const bool unclean =
+        overrides.count("unclean.leader.election.enable") != 0
+            ? overrides["unclean.leader.election.enable"] == "true"
+            : controller->options().unclean_leader_election;
+    controller->SetTopicConfigs(name, overrides);
+    controller->SetUncleanLeaderElection(name, unclean);
+  }
   topic->config = std::move(config);
   b.PersistTopic(*topic);
   LogInfo("topic ", topic->name, " configs now: ",

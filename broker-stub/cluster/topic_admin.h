@@ -24,6 +24,10 @@ namespace exactly::broker {
 // UNKNOWN_TOPIC_OR_PARTITION. A topic of the same name can be created right
 // after; it gets a new id, so nothing of the old one shows through.
 ApiError DeleteTopic(BrokerState& b, std::string_view name);
+// Drops this broker's copy of the topic: what DeleteTopic does on a single
+// broker, and what every broker of a cluster does once the controller deleted
+// it (cluster/cluster_membership.cc).
+void DeleteLocalTopic(BrokerState& b, Topic& topic);
 
 // Grows topic `name` to `total` partitions (CreatePartitions). `assignments`,
 // when given, holds the replicas of each new partition; on this one-broker

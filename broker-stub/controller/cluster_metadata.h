@@ -24,6 +24,7 @@ struct BrokerInfo {
   // A stopped, killed or isolated broker is fenced: it leads nothing and is
   // in no ISR until it registers again (KRaft's fencing).
   bool fenced = false;
+  bool operator==(const BrokerInfo&) const = default;
 };
 
 inline constexpr int32_t kNoLeader = -1;

@@ -372,6 +372,77 @@ TEST_F(ClusterTest, MinInsyncReplicasRefusesAcksAllWhenTheIsrIsTooSmall) {
   EXPECT_EQ(ValuesOn(cluster_->broker(follower), "strict", 0).size(), 2u);
 }
 
+// The admin APIs act on the whole cluster whichever broker is asked:
+// CreatePartitions places replicas for the new partitions on every broker,
+// IncrementalAlterConfigs reaches the leader that enforces the config, and
+// DeleteTopics removes the topic from every broker.
+TEST_F(ClusterTest, AdminChangesReachEveryBroker) {
+  ASSERT_TRUE(cluster_->CreateTopic("admin", 1, 3).ok());
+  const int32_t leader = cluster_->DescribePartition("admin", 0)->leader;
+  const int32_t other = leader == 1 ? 2 : 1;
+
+  protocol::CreatePartitionsRequest grow;
+  grow.topics.emplace_back().name = "admin";
+  grow.topics.back().count = 3;
+  auto grown = Call<protocol::CreatePartitionsResponse>(
+      cluster_->broker(other).port(), 1, grow);
+  ASSERT_EQ(grown.results.size(), 1u);
+  EXPECT_EQ(grown.results[0].error_code, 0);
+  for (int32_t id = 1; id <= 3; ++id) {
+    protocol::MetadataResponse m =
+        Metadata(cluster_->broker(id).port(), "admin");
+    ASSERT_EQ(m.topics.size(), 1u);
+    ASSERT_EQ(m.topics[0].partitions.size(), 3u) << "broker " << id;
+    for (const auto& p : m.topics[0].partitions)
+      EXPECT_EQ(p.replica_nodes.size(), 3u) << "broker " << id;
+  }
+
+  protocol::IncrementalAlterConfigsRequest alter;
+  auto& resource = alter.resources.emplace_back();
+  resource.resource_type = 2;
+  resource.resource_name = "admin";
+  resource.configs.push_back({.name = "min.insync.replicas", .value = "3"});
+  auto altered = Call<protocol::IncrementalAlterConfigsResponse>(
+      cluster_->broker(other).port(), 0, alter);
+  ASSERT_EQ(altered.results.size(), 1u);
+  EXPECT_EQ(altered.results[0].error_code, 0);
+  // The leader enforces it: with a follower gone, acks=all is refused.
+  auto placement = cluster_->DescribePartition("admin", 0);
+  int32_t follower = -1;
+  for (int32_t r : placement->replicas)
+    if (r != leader && r != other) follower = r;
+  ASSERT_TRUE(cluster_->broker(follower).Stop().ok());
+  protocol::RecordBatchSpec spec;
+  spec.base_timestamp = 1700000000000;
+  std::string batch = *protocol::BuildRecordBatch(spec, {{"k", "v", {}, 0}});
+  protocol::ProduceRequest produce;
+  produce.acks = -1;
+  produce.timeout_ms = 5000;
+  auto& pt = produce.topics.emplace_back();
+  pt.name = "admin";
+  auto& pp = pt.partitions.emplace_back();
+  pp.index = 0;
+  pp.records.slices = {batch};
+  auto produced = Call<protocol::ProduceResponse>(
+      cluster_->broker(leader).port(), 7, produce);
+  ASSERT_EQ(produced.topics.size(), 1u);
+  EXPECT_EQ(produced.topics[0].partitions[0].error_code,
+            static_cast<int16_t>(ErrorCode::kNotEnoughReplicas));
+
+  protocol::DeleteTopicsRequest remove;
+  remove.topic_names = {"admin"};
+  auto removed = Call<protocol::DeleteTopicsResponse>(
+      cluster_->broker(other).port(), 4, remove);
+  ASSERT_EQ(removed.topics.size(), 1u);
+  EXPECT_EQ(removed.topics[0].error_code, 0);
+  for (int32_t id = 1; id <= 3; ++id) {
+    if (id == follower) continue;
+    EXPECT_FALSE(cluster_->broker(id).Offsets("admin", 0).ok())
+        << "broker " << id << " still holds the topic";
+  }
+  EXPECT_FALSE(cluster_->DescribePartition("admin", 0).ok());
+}
+
 // Produces `count` records "<prefix>-<i>" with acks=1 (not idempotent: an
 // idempotent producer needs acks=all) to whichever broker leads.
 void ProduceAcks1(const std::string& servers, const std::string& topic,
