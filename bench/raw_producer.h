@@ -38,11 +38,14 @@ inline void CountDelivery(rd_kafka_t*, const rd_kafka_message_t* m,
 
 // Raw librdkafka: produce `n` records round-robin over `partitions`, serving
 // delivery reports every 1,000 records on the same thread, then flush.
-inline double RawProduceRate(const std::string& bootstrap,
-                             const std::string& topic, int64_t n,
-                             int partitions, size_t value_bytes) {
+// `overrides` replace or add to ProducerTuning() (e.g. acks=1).
+inline double RawProduceRate(
+    const std::string& bootstrap, const std::string& topic, int64_t n,
+    int partitions, size_t value_bytes,
+    const std::map<std::string, std::string>& overrides = {}) {
   DeliveryCounter counter;
   auto props = ProducerTuning();
+  for (const auto& [k, v] : overrides) props[k] = v;
   props["bootstrap.servers"] = bootstrap;
   RdKafka p = NewClient(RD_KAFKA_PRODUCER, props, CountDelivery, &counter);
   const std::string value(value_bytes, 'r');

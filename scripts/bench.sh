@@ -4,8 +4,8 @@
 # README's table is copied from this output.
 #
 #   scripts/bench.sh            # all of them (about 14 minutes on 2 cores)
-#   scripts/bench.sh broker     # one: broker | group | txn | abort | sdk | spool | crc | faults |
-#                               #      python | kafka
+#   scripts/bench.sh broker     # one: broker | cluster | group | txn | abort | sdk | spool | crc |
+#                               #      faults | python | kafka
 #   (kafka: the bundled broker against Apache Kafka from scripts/kafka.sh, about 6 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +23,7 @@ run() {
 }
 
 run broker build/bench/broker_bench --broker-bin build/broker-stub/exactly-broker
+run cluster build/bench/cluster_bench
 run group build/bench/group_bench
 run txn build/bench/txn_bench
 run abort build/bench/abort_bench
