@@ -45,7 +45,9 @@ void TakeUpRole(BrokerState& b, const ClusterMetadata& m,
   r.role = PartitionReplication::Role::kFollower;
   r.leader_epoch = epoch;
   const BrokerInfo* leader = m.broker(p.leader);
-  if (!p.IsReplica(self) || leader == nullptr || leader->fenced) {
+  // An isolated broker reaches no leader (Cluster::Isolate).
+  if (!p.IsReplica(self) || leader == nullptr || leader->fenced ||
+      b.faults().isolated()) {
     fetchers.Unfollow(topic, partition.index());
     r.leader = p.leader;
     return;
@@ -98,6 +100,15 @@ ErrorCode LeadershipError(const BrokerState& b, std::string_view topic,
   if (p->leader == b.options().node_id) return ErrorCode::kNone;
   if (p->leader == kNoLeader) return ErrorCode::kLeaderNotAvailable;
   return ErrorCode::kNotLeaderOrFollower;
+}
+
+void StopFollowing(BrokerState& b) {
+  ReplicaFetchers* fetchers = b.replica_fetchers();
+  if (fetchers == nullptr) return;
+  for (const auto& [name, topic] : b.topics().all()) {
+    for (int32_t i = 0; i < topic->partition_count(); ++i)
+      fetchers->Unfollow(name, i);
+  }
 }
 
 }  // namespace exactly::broker
