@@ -185,6 +185,18 @@ class BrokerImpl {
     return absl::OkStatus();
   }
 
+  // Pauses replication into this broker from now on: the fetches already
+  // out are dropped with their connections, so nothing they would bring
+  // arrives after this returns.
+  absl::Status PauseReplication() {
+    faults_.PauseReplication();
+    if (!running_ || !controller_) return absl::OkStatus();
+    return RunOnLoop([&]() -> absl::Status {
+      RestartFollowing(*state_);
+      return absl::OkStatus();
+    });
+  }
+
   // Runs `fn` on the loop thread and waits for its result.
   template <class F>
   auto RunOnLoop(F fn) -> decltype(fn()) {
@@ -458,6 +470,8 @@ absl::Status Broker::Restart(RestartMode mode) { return impl_->Restart(mode); }
 bool Broker::running() const { return impl_->running_; }
 
 absl::Status Broker::Kill() { return impl_->Kill(); }
+
+absl::Status Broker::PauseReplication() { return impl_->PauseReplication(); }
 
 absl::Status Broker::SetIsolated(bool isolated) {
   return impl_->SetIsolated(isolated);

@@ -112,8 +112,7 @@ absl::Status Cluster::Heal(int32_t node_id) {
 absl::Status Cluster::PauseReplication(int32_t node_id) {
   absl::StatusOr<Broker*> b = Find(node_id);
   if (!b.ok()) return b.status();
-  (*b)->faults().PauseReplication();
-  return absl::OkStatus();
+  return (*b)->PauseReplication();
 }
 
 absl::Status Cluster::ResumeReplication(int32_t node_id) {

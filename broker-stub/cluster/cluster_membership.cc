@@ -111,4 +111,23 @@ void StopFollowing(BrokerState& b) {
   }
 }
 
+void RestartFollowing(BrokerState& b) {
+  StopFollowing(b);
+  const ClusterMetadata* m = b.cluster_metadata();
+  if (m == nullptr || b.faults().isolated()) return;
+  const int32_t self = b.options().node_id;
+  for (const auto& [name, placement] : m->topics) {
+    for (size_t i = 0; i < placement->partitions.size(); ++i) {
+      const PartitionState& p = placement->partitions[i];
+      const BrokerInfo* leader = m->broker(p.leader);
+      if (p.leader == self || !p.IsReplica(self) || leader == nullptr ||
+          leader->fenced ||
+          b.FindPartition(name, static_cast<int32_t>(i)) == nullptr)
+        continue;
+      b.replica_fetchers()->Follow(name, static_cast<int32_t>(i), p.leader,
+                                   leader->host, leader->port);
+    }
+  }
+}
+
 }  // namespace exactly::broker

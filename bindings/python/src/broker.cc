@@ -409,7 +409,13 @@ class PyBroker {
     Check(status);
   }
   void PauseReplication(int32_t node) {
-    Check(RunningCluster("pause_replication").PauseReplication(node));
+    Cluster& c = RunningCluster("pause_replication");
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = c.PauseReplication(node);
+    }
+    Check(status);
   }
   void ResumeReplication(int32_t node) {
     Check(RunningCluster("resume_replication").ResumeReplication(node));

@@ -91,7 +91,9 @@ class Cluster {
   absl::Status Isolate(int32_t node_id);
   absl::Status Heal(int32_t node_id);
   // Broker `node_id` stops (resumes) fetching from its leaders: it falls out
-  // of the ISR after replica.lag.time.max.ms (Faults::PauseReplication).
+  // of the ISR after replica.lag.time.max.ms (Faults::PauseReplication). The
+  // pause holds from the moment it returns: a fetch already out is dropped
+  // with its connection (Faults::PauseReplication alone lets it complete).
   absl::Status PauseReplication(int32_t node_id);
   absl::Status ResumeReplication(int32_t node_id);
   // Broker `node_id` waits `latency_ms` before each replica fetch (0: none).
