@@ -16,13 +16,12 @@ namespace exactly::broker {
 
 namespace {
 
-// "verb key=value key=value": the verb and the arguments.
-struct Command {
-  std::string verb;
-  std::map<std::string, std::string> args;
-};
+using Command = AdminCommand;
 
-absl::StatusOr<Command> Parse(std::string_view line) {
+}  // namespace
+
+// "verb key=value key=value": the verb and the arguments.
+absl::StatusOr<Command> ParseAdminCommand(std::string_view line) {
   Command c;
   for (absl::string_view word :
        absl::StrSplit(absl::string_view(line.data(), line.size()), ' ',
@@ -41,6 +40,8 @@ absl::StatusOr<Command> Parse(std::string_view line) {
   if (c.verb.empty()) return absl::InvalidArgumentError("empty command");
   return c;
 }
+
+namespace {
 
 class Args {
  public:
@@ -272,9 +273,17 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
 }  // namespace
 
 std::string RunAdminCommand(Broker& broker, std::string_view line) {
-  absl::StatusOr<Command> command = Parse(line);
+  absl::StatusOr<Command> command = ParseAdminCommand(line);
   if (!command.ok()) return Reply(command.status());
-  absl::StatusOr<std::string> result = Run(broker, *command);
+  return AdminReply(Run(broker, *command));
+}
+
+absl::StatusOr<std::string> RunParsedAdminCommand(Broker& broker,
+                                                  const AdminCommand& command) {
+  return Run(broker, command);
+}
+
+std::string AdminReply(const absl::StatusOr<std::string>& result) {
   if (!result.ok()) return Reply(result.status());
   return Reply(absl::OkStatus(), *result);
 }

@@ -21,33 +21,34 @@ constexpr size_t kMaxLine = 4096;
 
 class AdminSession : public std::enable_shared_from_this<AdminSession> {
  public:
-  AdminSession(asio::ip::tcp::socket socket, Broker& broker)
-      : socket_(std::move(socket)), broker_(broker), input_(kMaxLine) {}
+  AdminSession(asio::ip::tcp::socket socket, const AdminServer::RunFn& run)
+      : socket_(std::move(socket)), run_(run), input_(kMaxLine) {}
 
   void ReadLine() {
-    asio::async_read_until(socket_, input_, '\n',
-                           [self = shared_from_this()](const asio::error_code& ec, size_t) {
-                             if (ec) return;  // closed, or a line over the limit
-                             std::istream in(&self->input_);
-                             std::string line;
-                             std::getline(in, line);
-                             if (!line.empty() && line.back() == '\r') line.pop_back();
-                             if (line.empty()) {
-                               self->ReadLine();
-                               return;
-                             }
-                             LogInfo("admin: ", line);
-                             self->reply_ = RunAdminCommand(self->broker_, line) + "\n";
-                             asio::async_write(self->socket_, asio::buffer(self->reply_),
-                                               [self](const asio::error_code& e, size_t) {
-                                                 if (!e) self->ReadLine();
-                                               });
-                           });
+    asio::async_read_until(
+        socket_, input_, '\n',
+        [self = shared_from_this()](const asio::error_code& ec, size_t) {
+          if (ec) return;  // closed, or a line over the limit
+          std::istream in(&self->input_);
+          std::string line;
+          std::getline(in, line);
+          if (!line.empty() && line.back() == '\r') line.pop_back();
+          if (line.empty()) {
+            self->ReadLine();
+            return;
+          }
+          LogInfo("admin: ", line);
+          self->reply_ = self->run_(line) + "\n";
+          asio::async_write(self->socket_, asio::buffer(self->reply_),
+                            [self](const asio::error_code& e, size_t) {
+                              if (!e) self->ReadLine();
+                            });
+        });
   }
 
  private:
   asio::ip::tcp::socket socket_;
-  Broker& broker_;
+  const AdminServer::RunFn& run_;  // the server's, which outlives its sessions
   asio::streambuf input_;
   std::string reply_;
 };
@@ -55,37 +56,48 @@ class AdminSession : public std::enable_shared_from_this<AdminSession> {
 }  // namespace
 
 struct AdminServer::Impl {
-  explicit Impl(Broker& b) : broker(b), acceptor(io) {}
+  explicit Impl(RunFn r) : run(std::move(r)), acceptor(io) {}
   void Accept() {
-    acceptor.async_accept([this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
-      if (ec) return;
-      std::make_shared<AdminSession>(std::move(socket), broker)->ReadLine();
-      Accept();
-    });
+    acceptor.async_accept(
+        [this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+          if (ec) return;
+          std::make_shared<AdminSession>(std::move(socket), run)->ReadLine();
+          Accept();
+        });
   }
 
-  Broker& broker;
+  RunFn run;
   asio::io_context io;
   asio::ip::tcp::acceptor acceptor;
   std::thread thread;
 };
 
-absl::StatusOr<std::unique_ptr<AdminServer>> AdminServer::Start(Broker& broker,
-                                                                const std::string& host,
-                                                                uint16_t port) {
-  auto impl = std::make_unique<Impl>(broker);
+absl::StatusOr<std::unique_ptr<AdminServer>> AdminServer::Start(
+    Broker& broker, const std::string& host, uint16_t port) {
+  return Start(
+      [&broker](std::string_view line) {
+        return RunAdminCommand(broker, line);
+      },
+      host, port);
+}
+
+absl::StatusOr<std::unique_ptr<AdminServer>> AdminServer::Start(
+    RunFn run, const std::string& host, uint16_t port) {
+  auto impl = std::make_unique<Impl>(std::move(run));
   asio::error_code ec;
   asio::ip::address address = asio::ip::make_address(host, ec);
-  if (ec) return absl::InvalidArgumentError(absl::StrCat("bad admin address ", host));
+  if (ec)
+    return absl::InvalidArgumentError(absl::StrCat("bad admin address ", host));
   asio::ip::tcp::endpoint endpoint(address, port);
   impl->acceptor.open(endpoint.protocol(), ec);
-  if (!ec) impl->acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec)
+    impl->acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
   if (!ec) impl->acceptor.bind(endpoint, ec);
   if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
     return absl::UnavailableError(
-        absl::StrCat("cannot listen for admin commands on ", host, ":", port, ": ",
-                     ec.message()));
+        absl::StrCat("cannot listen for admin commands on ", host, ":", port,
+                     ": ", ec.message()));
   }
   impl->Accept();
   Impl* raw = impl.get();
@@ -100,6 +112,8 @@ AdminServer::~AdminServer() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-uint16_t AdminServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+uint16_t AdminServer::port() const {
+  return impl_->acceptor.local_endpoint().port();
+}
 
 }  // namespace exactly::broker

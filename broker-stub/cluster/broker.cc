@@ -100,6 +100,11 @@ class BrokerImpl {
 
   absl::Status Stop(bool clean = true) {
     if (!running_) return absl::OkStatus();
+    // A broker that starts again is connected again.
+    if (faults_.isolated()) {
+      faults_.SetIsolated(false);
+      faults_.Record("isolation ends: the broker stops");
+    }
     if (controller_) LeaveCluster();
     if (clean) {
       (void)RunOnLoop([this] {
@@ -137,6 +142,59 @@ class BrokerImpl {
       if (absl::Status s = fs_->DropUnsyncedData(); !s.ok()) return s;
     }
     return Start(port_);
+  }
+
+  // Crash-style, as SIGKILL: no shutdown work; the controller fences it at
+  // once (LeaveCluster), as it would when the broker's session expires.
+  absl::Status Kill() {
+    if (!running_)
+      return absl::FailedPreconditionError("the broker is not running");
+    faults_.Record(absl::StrCat("broker ", options_.node_id,
+                                " killed (crash-style: no shutdown work)"));
+    return Stop(/*clean=*/false);
+  }
+
+  // Cuts the broker off from clients and the other brokers, both ways, or
+  // reconnects it. Isolated, it is fenced, as a Kafka broker that lost its
+  // controller session is; healed, it registers again and follows.
+  absl::Status SetIsolated(bool isolated) {
+    if (!running_)
+      return absl::FailedPreconditionError("the broker is not running");
+    if (faults_.isolated() == isolated) return absl::OkStatus();
+    faults_.Record(
+        isolated
+            ? absl::StrCat("broker ", options_.node_id,
+                           " isolated: client and peer connections dropped "
+                           "and refused, replica fetches stopped")
+            : absl::StrCat("broker ", options_.node_id,
+                           " healed: accepting connections, fetching again"));
+    absl::Status s = RunOnLoop([&]() -> absl::Status {
+      faults_.SetIsolated(isolated);
+      if (!isolated) return server_->AcceptConnections();
+      server_->RefuseConnections();
+      StopFollowing(*state_);
+      return absl::OkStatus();
+    });
+    if (!s.ok() || !controller_) return s;
+    if (isolated) {
+      controller_->FenceBroker(options_.node_id);
+    } else {
+      controller_->RegisterBroker(options_.node_id, state_->advertised_host(),
+                                  port_);
+    }
+    return absl::OkStatus();
+  }
+
+  // Pauses replication into this broker from now on: the fetches already
+  // out are dropped with their connections, so nothing they would bring
+  // arrives after this returns.
+  absl::Status PauseReplication() {
+    faults_.PauseReplication();
+    if (!running_ || !controller_) return absl::OkStatus();
+    return RunOnLoop([&]() -> absl::Status {
+      RestartFollowing(*state_);
+      return absl::OkStatus();
+    });
   }
 
   // Runs `fn` on the loop thread and waits for its result.
@@ -408,5 +466,15 @@ LogMemory Broker::GetLogMemory() const {
 absl::Status Broker::Stop() { return impl_->Stop(); }
 
 absl::Status Broker::Restart(RestartMode mode) { return impl_->Restart(mode); }
+
+bool Broker::running() const { return impl_->running_; }
+
+absl::Status Broker::Kill() { return impl_->Kill(); }
+
+absl::Status Broker::PauseReplication() { return impl_->PauseReplication(); }
+
+absl::Status Broker::SetIsolated(bool isolated) {
+  return impl_->SetIsolated(isolated);
+}
 
 }  // namespace exactly::broker

@@ -78,6 +78,58 @@ absl::StatusOr<PartitionLeadership> Cluster::DescribePartition(
   return PartitionLeadership{p->leader, p->leader_epoch, p->replicas, p->isr};
 }
 
+absl::StatusOr<Broker*> Cluster::Find(int32_t node_id) {
+  if (node_id < 1 || node_id > size())
+    return absl::InvalidArgumentError(
+        absl::StrCat("no broker ", node_id, ": node ids are 1..", size()));
+  return &broker(node_id);
+}
+
+absl::Status Cluster::Kill(int32_t node_id) {
+  absl::StatusOr<Broker*> b = Find(node_id);
+  if (!b.ok()) return b.status();
+  return (*b)->Kill();
+}
+
+absl::Status Cluster::Restart(int32_t node_id, Broker::RestartMode mode) {
+  absl::StatusOr<Broker*> b = Find(node_id);
+  if (!b.ok()) return b.status();
+  return (*b)->Restart(mode);
+}
+
+absl::Status Cluster::Isolate(int32_t node_id) {
+  absl::StatusOr<Broker*> b = Find(node_id);
+  if (!b.ok()) return b.status();
+  return (*b)->SetIsolated(true);
+}
+
+absl::Status Cluster::Heal(int32_t node_id) {
+  absl::StatusOr<Broker*> b = Find(node_id);
+  if (!b.ok()) return b.status();
+  return (*b)->SetIsolated(false);
+}
+
+absl::Status Cluster::PauseReplication(int32_t node_id) {
+  absl::StatusOr<Broker*> b = Find(node_id);
+  if (!b.ok()) return b.status();
+  return (*b)->PauseReplication();
+}
+
+absl::Status Cluster::ResumeReplication(int32_t node_id) {
+  absl::StatusOr<Broker*> b = Find(node_id);
+  if (!b.ok()) return b.status();
+  (*b)->faults().ResumeReplication();
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::SetReplicationLatency(int32_t node_id,
+                                            int32_t latency_ms) {
+  absl::StatusOr<Broker*> b = Find(node_id);
+  if (!b.ok()) return b.status();
+  (*b)->faults().SetReplicationLatency(latency_ms);
+  return absl::OkStatus();
+}
+
 absl::Status Cluster::Stop() {
   absl::Status first;
   for (auto& b : brokers_) first.Update(b->Stop());

@@ -47,7 +47,9 @@ void TakeUpRole(BrokerState& b, const ClusterMetadata& m,
   r.role = PartitionReplication::Role::kFollower;
   r.leader_epoch = epoch;
   const BrokerInfo* leader = m.broker(p.leader);
-  if (!p.IsReplica(self) || leader == nullptr || leader->fenced) {
+  // An isolated broker reaches no leader (Cluster::Isolate).
+  if (!p.IsReplica(self) || leader == nullptr || leader->fenced ||
+      b.faults().isolated()) {
     fetchers.Unfollow(topic, partition.index());
     r.leader = p.leader;
     return;
@@ -140,6 +142,34 @@ ErrorCode LeadershipError(const BrokerState& b, std::string_view topic,
   if (p->leader == b.options().node_id) return ErrorCode::kNone;
   if (p->leader == kNoLeader) return ErrorCode::kLeaderNotAvailable;
   return ErrorCode::kNotLeaderOrFollower;
+}
+
+void StopFollowing(BrokerState& b) {
+  ReplicaFetchers* fetchers = b.replica_fetchers();
+  if (fetchers == nullptr) return;
+  for (const auto& [name, topic] : b.topics().all()) {
+    for (int32_t i = 0; i < topic->partition_count(); ++i)
+      fetchers->Unfollow(name, i);
+  }
+}
+
+void RestartFollowing(BrokerState& b) {
+  StopFollowing(b);
+  const ClusterMetadata* m = b.cluster_metadata();
+  if (m == nullptr || b.faults().isolated()) return;
+  const int32_t self = b.options().node_id;
+  for (const auto& [name, placement] : m->topics) {
+    for (size_t i = 0; i < placement->partitions.size(); ++i) {
+      const PartitionState& p = placement->partitions[i];
+      const BrokerInfo* leader = m->broker(p.leader);
+      if (p.leader == self || !p.IsReplica(self) || leader == nullptr ||
+          leader->fenced ||
+          b.FindPartition(name, static_cast<int32_t>(i)) == nullptr)
+        continue;
+      b.replica_fetchers()->Follow(name, static_cast<int32_t>(i), p.leader,
+                                   leader->host, leader->port);
+    }
+  }
 }
 
 }  // namespace exactly::broker

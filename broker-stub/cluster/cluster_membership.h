@@ -28,6 +28,16 @@ void ApplyClusterMetadata(BrokerState& b,
 protocol::ErrorCode LeadershipError(const BrokerState& b,
                                     std::string_view topic, int32_t partition);
 
+// Stops every replica fetch loop of this broker and closes their connections
+// to the leaders (an isolated broker). Runs on the broker's thread.
+void StopFollowing(BrokerState& b);
+
+// Stops every replica fetch loop, dropping the fetches in flight with their
+// connections, and starts them again as the controller last said: a fault
+// that holds fetches back (a replication pause) holds from now on, not from
+// the next fetch. Runs on the broker's thread.
+void RestartFollowing(BrokerState& b);
+
 }  // namespace exactly::broker
 
 #endif  // EXACTLY_BROKER_CLUSTER_CLUSTER_MEMBERSHIP_H_

@@ -144,6 +144,16 @@ int32_t Faults::replication_latency_ms() const {
   return replication_latency_ms_;
 }
 
+bool Faults::isolated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return isolated_;
+}
+
+void Faults::SetIsolated(bool isolated) {
+  std::lock_guard<std::mutex> lock(mu_);
+  isolated_ = isolated;
+}
+
 std::vector<std::string> Faults::History() const {
   std::lock_guard<std::mutex> lock(mu_);
   return history_;

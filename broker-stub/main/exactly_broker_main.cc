@@ -1,10 +1,11 @@
 // exactly-broker: the bundled Kafka-protocol broker as a program.
 //
 //   exactly-broker --port 0 [--data-dir DIR] [--default-partitions N]
-//   [--no-auto-create-topics]
+//   [--no-auto-create-topics] [--brokers N]
 //
 // Prints "bootstrap.servers=127.0.0.1:PORT" on stdout once it serves, so
-// scripts can wait for that line. SIGTERM and SIGINT stop it cleanly.
+// scripts can wait for that line (with --brokers N, every broker's
+// host:port, comma-separated). SIGTERM and SIGINT stop it cleanly.
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -15,7 +16,9 @@
 #include "absl/flags/usage.h"
 #include "admin/admin_client.h"
 #include "admin/admin_server.h"
+#include "admin/cluster_admin_commands.h"
 #include "exactly/broker/broker.h"
+#include "exactly/broker/cluster.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
           "Address to bind (and to advertise by default).");
@@ -59,6 +62,20 @@ ABSL_FLAG(bool, transaction_partition_verification, true,
           "transactional batch for a partition not added to its producer's "
           "transaction. Off, such a batch opens a hanging transaction that "
           "kafka-transactions.sh find-hanging / abort can end.");
+ABSL_FLAG(int32_t, brokers, 1,
+          "Brokers in this process, as one cluster sharing a controller "
+          "(node ids 1..N, ports --port, --port+1, ... or each a free one "
+          "with --port 0, one folder per broker under --data-dir). 1 is a "
+          "single broker, as without the flag.");
+ABSL_FLAG(int32_t, default_replication_factor, -1,
+          "With --brokers N: replicas of a topic created without a "
+          "replication factor; -1: min(3, N).");
+ABSL_FLAG(int32_t, replica_lag_time_max_ms, 30000,
+          "With --brokers N: a follower that has not caught up for this long "
+          "leaves the ISR (Kafka's replica.lag.time.max.ms).");
+ABSL_FLAG(bool, unclean_leader_election, false,
+          "With --brokers N: unclean.leader.election.enable for topics that "
+          "do not set it.");
 ABSL_FLAG(int32_t, admin_port, -1,
           "Serve fault-injection commands on 127.0.0.1:PORT (0 picks a port, "
           "-1 disables); "
@@ -95,7 +112,8 @@ int main(int argc, char** argv) {
   }
   absl::SetProgramUsageMessage(
       "The exactly bundled Kafka broker.\n"
-      "  exactly-broker --port 0 [--data-dir DIR] [--default-partitions N]\n"
+      "  exactly-broker --port 0 [--data-dir DIR] [--default-partitions N] "
+      "[--brokers N]\n"
       "Prints bootstrap.servers=HOST:PORT on stdout when ready.");
   std::vector<std::string> normalized = NormalizeFlags(argc, argv);
   std::vector<char*> normalized_argv;
@@ -145,16 +163,58 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  auto broker = exactly::broker::Broker::Start(options);
-  if (!broker.ok()) {
-    std::fprintf(stderr, "exactly-broker: %s\n",
-                 std::string(broker.status().message()).c_str());
-    return 1;
+  options.replica_lag_time_max_ms =
+      absl::GetFlag(FLAGS_replica_lag_time_max_ms);
+  const int32_t brokers = absl::GetFlag(FLAGS_brokers);
+  if (brokers < 1) {
+    std::fprintf(stderr, "exactly-broker: --brokers must be at least 1\n");
+    return 2;
+  }
+  if (brokers > 1 && options.port != 0 && options.port + brokers - 1 > 65535) {
+    std::fprintf(stderr,
+                 "exactly-broker: --port %d leaves no room for %d "
+                 "brokers\n",
+                 port, brokers);
+    return 2;
+  }
+
+  // One broker is today's broker, on its own; several are a Cluster.
+  std::unique_ptr<exactly::broker::Broker> broker;
+  std::unique_ptr<exactly::broker::Cluster> cluster;
+  if (brokers == 1) {
+    auto started = exactly::broker::Broker::Start(options);
+    if (!started.ok()) {
+      std::fprintf(stderr, "exactly-broker: %s\n",
+                   std::string(started.status().message()).c_str());
+      return 1;
+    }
+    broker = std::move(*started);
+  } else {
+    exactly::broker::ClusterOptions cluster_options;
+    cluster_options.brokers = brokers;
+    cluster_options.broker = options;
+    cluster_options.default_replication_factor =
+        absl::GetFlag(FLAGS_default_replication_factor);
+    cluster_options.unclean_leader_election =
+        absl::GetFlag(FLAGS_unclean_leader_election);
+    auto started = exactly::broker::Cluster::Start(cluster_options);
+    if (!started.ok()) {
+      std::fprintf(stderr, "exactly-broker: %s\n",
+                   std::string(started.status().message()).c_str());
+      return 1;
+    }
+    cluster = std::move(*started);
   }
   std::unique_ptr<exactly::broker::AdminServer> admin;
   if (int32_t admin_port = absl::GetFlag(FLAGS_admin_port); admin_port >= 0) {
-    auto started = exactly::broker::AdminServer::Start(
-        **broker, "127.0.0.1", static_cast<uint16_t>(admin_port));
+    auto started =
+        broker ? exactly::broker::AdminServer::Start(
+                     *broker, "127.0.0.1", static_cast<uint16_t>(admin_port))
+               : exactly::broker::AdminServer::Start(
+                     [c = cluster.get()](std::string_view line) {
+                       return exactly::broker::RunClusterAdminCommand(*c, line);
+                     },
+                     "127.0.0.1", static_cast<uint16_t>(admin_port));
     if (!started.ok()) {
       std::fprintf(stderr, "exactly-broker: %s\n",
                    std::string(started.status().message()).c_str());
@@ -162,7 +222,9 @@ int main(int argc, char** argv) {
     }
     admin = std::move(*started);
   }
-  std::printf("bootstrap.servers=%s\n", (*broker)->bootstrap_servers().c_str());
+  std::printf("bootstrap.servers=%s\n",
+              broker ? broker->bootstrap_servers().c_str()
+                     : cluster->bootstrap_servers().c_str());
   if (admin) std::printf("admin=127.0.0.1:%u\n", admin->port());
   std::fflush(stdout);
 
@@ -170,7 +232,7 @@ int main(int argc, char** argv) {
   sigwait(&stop_signals, &signal);
   std::fprintf(stderr, "exactly-broker: stopping on signal %d\n", signal);
   admin.reset();
-  absl::Status s = (*broker)->Stop();
+  absl::Status s = broker ? broker->Stop() : cluster->Stop();
   if (!s.ok()) {
     std::fprintf(stderr, "exactly-broker: %s\n",
                  std::string(s.message()).c_str());

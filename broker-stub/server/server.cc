@@ -86,7 +86,7 @@ void Server::RefuseConnectionsFor(int32_t ms) {
   CloseAllConnections("broker down (injected)");
   down_timer_.expires_after(std::chrono::milliseconds(ms));
   down_timer_.async_wait([this](const asio::error_code& e) {
-    if (e || stopped_) return;
+    if (e || stopped_ || refusing_) return;
     absl::Status s = Listen(host_, port_);
     if (s.ok()) {
       LogWarning("fault: broker up again on port ", port_);
@@ -95,6 +95,22 @@ void Server::RefuseConnectionsFor(int32_t ms) {
                s.message());
     }
   });
+}
+
+void Server::RefuseConnections() {
+  refusing_ = true;
+  down_timer_.cancel();
+  asio::error_code ec;
+  acceptor_.close(ec);
+  CloseAllConnections("broker isolated (injected)");
+}
+
+absl::Status Server::AcceptConnections() {
+  if (!refusing_) return absl::OkStatus();
+  refusing_ = false;
+  down_timer_.cancel();  // a "broker down" armed meanwhile ends here too
+  if (stopped_ || acceptor_.is_open()) return absl::OkStatus();
+  return Listen(host_, port_);
 }
 
 void Server::Stop() {

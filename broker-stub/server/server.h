@@ -34,6 +34,11 @@ class Server {
   // again on the same port: clients see "connection refused", as with a broker
   // that is down.
   void RefuseConnectionsFor(int32_t ms);
+  // Closes the listening socket and every connection until
+  // AcceptConnections(): an isolated broker (Cluster::Isolate). A pending
+  // RefuseConnectionsFor does not reopen it meanwhile.
+  void RefuseConnections();
+  absl::Status AcceptConnections();
   // Stops accepting and closes every connection.
   void Stop();
   size_t connection_count() const { return connections_.size(); }
@@ -53,6 +58,7 @@ class Server {
   uint64_t next_connection_id_ = 1;
   std::map<uint64_t, std::weak_ptr<Connection>> connections_;
   bool stopped_ = false;
+  bool refusing_ = false;  // RefuseConnections() until AcceptConnections()
 };
 
 }  // namespace exactly::broker

@@ -12,6 +12,10 @@ Fixtures:
 * ``exactly_broker_factory``: ``factory(**options)`` starts another broker
   (e.g. with ``data_dir=tmp_path``); all are stopped after the test.
 * ``exactly_bootstrap_servers``: the ``exactly_broker``'s address.
+* ``exactly_cluster``: a started cluster of 3 bundled brokers in this
+  process (``Broker(brokers=3)``), new for each test, with the per-broker
+  faults on its ``faults`` (kill, isolate, heal, pause_replication, ...).
+  Configure it with ``@pytest.mark.exactly_cluster(brokers=5, ...)``.
 
 When ``EXACTLY_TEST_BOOTSTRAP`` names a real cluster, ``exactly_broker`` is
 that cluster instead: ``bootstrap_servers`` points at it, and what only the
@@ -46,6 +50,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "exactly_broker(**options): options for the exactly_broker fixture "
         "(see exactly.testing.Broker)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "exactly_cluster(**options): options for the exactly_cluster fixture "
+        "(see exactly.testing.Broker; brokers defaults to 3)",
     )
 
 
@@ -232,6 +241,21 @@ def exactly_broker(request: pytest.FixtureRequest,
         return ExternalBroker(external)
     marker = request.node.get_closest_marker("exactly_broker")
     options = dict(marker.kwargs) if marker is not None else {}
+    return exactly_broker_factory(**options)
+
+
+@pytest.fixture
+def exactly_cluster(request: pytest.FixtureRequest,
+                    exactly_broker_factory: Callable[..., Broker]) -> Any:
+    """A started cluster of bundled brokers (3 unless the exactly_cluster
+    marker says otherwise), new for this test; the real cluster named by
+    EXACTLY_TEST_BOOTSTRAP instead, where its faults skip the test."""
+    external = os.environ.get(ENV_BOOTSTRAP)
+    if external:
+        return ExternalBroker(external)
+    marker = request.node.get_closest_marker("exactly_cluster")
+    options = dict(marker.kwargs) if marker is not None else {}
+    options.setdefault("brokers", 3)
     return exactly_broker_factory(**options)
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "Faults",
     "LoggedBatch",
     "LoggedRecord",
+    "PartitionLeadership",
     "PartitionOffsets",
     "api_key",
     "error_code",
@@ -172,6 +173,17 @@ class PartitionOffsets:
     log_end_offset: int
 
 
+@dataclass(frozen=True)
+class PartitionLeadership:
+    """Where a partition's replicas are and who leads, as a cluster's
+    controller decided: ``leader`` is -1 while the partition is offline."""
+
+    leader: int
+    leader_epoch: int
+    replicas: List[int]
+    isr: List[int]
+
+
 class Faults:
     """Fault injection: the faults that lose and duplicate records in real
     clusters, on demand. Each is logged (stderr and ``history()``) so that a
@@ -180,6 +192,11 @@ class Faults:
     ``api`` is an :class:`ApiKey`, its number or its name ("produce",
     "end_txn"); ``error`` a Kafka error code or name; ``topic`` and
     ``partition`` narrow the match. Unset matches everything.
+
+    In a cluster (``Broker(brokers=3)``) every fault takes ``node`` (a node
+    id, 1..brokers): without it a request fault applies to every running
+    broker. The cluster's own faults (kill, isolate, heal, replication
+    pauses and latency) name one broker.
     """
 
     def __init__(self, broker: "Broker") -> None:
@@ -197,12 +214,13 @@ class Faults:
         *,
         topic: Optional[str] = None,
         partition: Optional[int] = None,
+        node: Optional[int] = None,
     ) -> None:
         """Answers the next `count` matching requests (or partitions of
         them) with `error` instead of handling them; count < 0: every one
         until clear()."""
         self._native.fail_requests(api_key(api), topic, partition,
-                                   error_code(error), count)
+                                   error_code(error), count, node)
 
     def drop_produce_responses(
         self,
@@ -211,12 +229,14 @@ class Faults:
         *,
         topic: Optional[str] = None,
         partition: Optional[int] = None,
+        node: Optional[int] = None,
     ) -> None:
         """Appends the next matching Produce requests, then drops their
         responses by closing the connection, so the client must retry a
         batch the broker already has: `count` of them (< 0: until clear()),
         each `one_in`-th matching one."""
-        self._native.drop_produce_responses(count, one_in, topic, partition)
+        self._native.drop_produce_responses(count, one_in, topic, partition,
+                                            node)
 
     def add_latency(
         self,
@@ -225,38 +245,75 @@ class Faults:
         *,
         topic: Optional[str] = None,
         partition: Optional[int] = None,
+        node: Optional[int] = None,
     ) -> None:
         """Delays every matching response by `seconds` (0 removes it)."""
         self._native.add_latency(int(seconds * 1000), api_key(api), topic,
-                                 partition)
+                                 partition, node)
 
-    def close_all_connections(self) -> None:
+    def close_all_connections(self, *, node: Optional[int] = None) -> None:
         """Closes every client connection now; clients reconnect."""
-        self._native.close_all_connections()
+        self._native.close_all_connections(node)
 
-    def broker_down(self, seconds: float) -> None:
+    def broker_down(self, seconds: float, *,
+                    node: Optional[int] = None) -> None:
         """Closes every connection and refuses new ones for `seconds`."""
-        self._native.broker_down(int(seconds * 1000))
+        self._native.broker_down(int(seconds * 1000), node)
 
-    def hold_transaction_markers(self, count: int = 1) -> None:
+    def hold_transaction_markers(self, count: int = 1, *,
+                                 node: Optional[int] = None) -> None:
         """For the next `count` transactions, the coordinator stops after
         persisting PrepareCommit/PrepareAbort and answering EndTxn, before
         writing the markers: as if it crashed there, until restart()."""
-        self._native.hold_transaction_markers(count)
+        self._native.hold_transaction_markers(count, node)
 
-    def restart(self, mode: str = "crash") -> None:
+    def restart(self, mode: str = "crash", *,
+                node: Optional[int] = None) -> None:
         """Restarts the broker: "clean", "crash" (no shutdown work) or
         "power_loss" (also loses what was not synced). Same as
         Broker.restart."""
-        self._broker.restart(mode)
+        self._broker.restart(mode, node=node)
 
-    def clear(self) -> None:
+    # ---- A cluster's per-broker faults (Broker(brokers=N), N > 1) ----
+
+    def kill(self, node: int) -> None:
+        """Stops broker `node` as SIGKILL would (no shutdown work); the
+        controller fences it at once, so its leaderships move to another
+        in-sync replica. restart(node=...) starts it again."""
+        self._native.kill(node)
+
+    def isolate(self, node: int) -> None:
+        """Cuts broker `node` off, both ways: its client and peer
+        connections close, new ones are refused, and it fetches from no
+        leader. The controller fences it, so its leaderships move."""
+        self._native.isolate(node)
+
+    def heal(self, node: int) -> None:
+        """Ends isolate(node): the broker registers again, follows its
+        leaders and rejoins the ISR once it has caught up."""
+        self._native.heal(node)
+
+    def pause_replication(self, node: int) -> None:
+        """Broker `node` stops fetching from its leaders: it falls behind,
+        and out of the ISR after replica_lag_time_max_ms."""
+        self._native.pause_replication(node)
+
+    def resume_replication(self, node: int) -> None:
+        self._native.resume_replication(node)
+
+    def set_replication_latency(self, node: int, seconds: float) -> None:
+        """Broker `node` waits `seconds` before each replica fetch (0
+        removes the delay), as a slow link to its leaders would."""
+        self._native.set_replication_latency(node, int(seconds * 1000))
+
+    def clear(self, *, node: Optional[int] = None) -> None:
         """Removes every fault still pending."""
-        self._native.clear_faults()
+        self._native.clear_faults(node)
 
-    def history(self) -> List[str]:
-        """Every fault injected so far, oldest first."""
-        return list(self._native.fault_history())
+    def history(self, *, node: Optional[int] = None) -> List[str]:
+        """Every fault injected so far, oldest first (in a cluster, each
+        broker's in turn, lines starting "broker N: ")."""
+        return list(self._native.fault_history(node))
 
 
 class Broker:
@@ -280,6 +337,15 @@ class Broker:
     ``transaction_partition_verification`` (KIP-890, on by default),
     ``verbose``.
 
+    ``brokers=N`` (N > 1) starts a cluster of N brokers in this process,
+    sharing a controller, with node ids 1..N (each its own port, and its own
+    folder broker-ID under ``data_dir``); ``bootstrap_servers`` then names
+    them all, and ``default_replication_factor`` (default min(3, N)),
+    ``unclean_leader_election`` and ``replica_lag_time_max_ms`` apply. A
+    partition's log and offsets are read from its leader unless ``node`` is
+    given; the per-broker faults are on ``faults`` (kill, isolate, heal,
+    pause_replication, ...).
+
     Use it as a context manager, or call start() and stop().
     """
 
@@ -292,10 +358,12 @@ class Broker:
         default_partitions: int = 1,
         auto_create_topics: bool = True,
         topics: Union[Iterable[str], Mapping[str, int], None] = None,
+        brokers: int = 1,
         **options: Any,
     ) -> None:
         native_options: Dict[str, Any] = dict(
             options,
+            brokers=brokers,
             host=host,
             port=port,
             default_partitions=default_partitions,
@@ -328,12 +396,15 @@ class Broker:
         """Closes every connection and the store. Idempotent."""
         self._native.stop()
 
-    def restart(self, mode: str = "clean") -> None:
+    def restart(self, mode: str = "clean", *,
+                node: Optional[int] = None) -> None:
         """Restarts on the same port, keeping the data dir (an in-memory
         broker restarts empty): "clean" shuts down as stop() does, "crash"
         skips all shutdown work, "power_loss" also discards what was written
-        since the last sync."""
-        self._native.restart(mode)
+        since the last sync. In a cluster: broker `node` (also one killed),
+        which then catches up as a follower; without it every broker, one
+        after another."""
+        self._native.restart(mode, node)
 
     @property
     def running(self) -> bool:
@@ -365,13 +436,37 @@ class Broker:
 
     @property
     def port(self) -> int:
+        """The port of the broker (of broker 1 in a cluster)."""
         return int(self._running().port)
 
+    @property
+    def brokers(self) -> int:
+        """How many brokers: 1, or the cluster's size."""
+        return int(self._native.brokers)
+
+    def ports(self) -> List[int]:
+        """Every broker's port, by node id (1 first)."""
+        return list(self._running().ports())
+
+    def node_running(self, node: int) -> bool:
+        """Whether broker `node` serves (False once killed)."""
+        return bool(self._running().node_running(node))
+
+    def partition(self, topic: str, partition: int = 0
+                  ) -> PartitionLeadership:
+        """A cluster's partition: its leader, epoch, replicas and ISR."""
+        leader, epoch, replicas, isr = self._running().describe_partition(
+            topic, partition)
+        return PartitionLeadership(leader, epoch, list(replicas), list(isr))
+
     def create_topic(self, name: str, partitions: int = 1,
-                     config: Optional[Mapping[str, Any]] = None) -> None:
-        """Creates a topic; an Error (status ALREADY_EXISTS) if it exists."""
+                     config: Optional[Mapping[str, Any]] = None,
+                     replication_factor: Optional[int] = None) -> None:
+        """Creates a topic; an Error (status ALREADY_EXISTS) if it exists.
+        `replication_factor` None: the cluster's default."""
         self._running().create_topic(
-            name, partitions, {k: str(v) for k, v in (config or {}).items()})
+            name, partitions, {k: str(v) for k, v in (config or {}).items()},
+            -1 if replication_factor is None else replication_factor)
 
     def topics(self) -> List[str]:
         return list(self._running().list_topics())
@@ -387,21 +482,23 @@ class Broker:
                 return count
             count += 1
 
-    def read_log(self, topic: str, partition: int = 0) -> List[LoggedBatch]:
+    def read_log(self, topic: str, partition: int = 0, *,
+                 node: Optional[int] = None) -> List[LoggedBatch]:
         """Every batch of a partition's log, records decoded, in offset
         order, including control batches and records of open or aborted
-        transactions."""
+        transactions. In a cluster: the leader's log, or broker `node`'s."""
         batches = []
-        for b in self._running().read_log(topic, partition):
+        for b in self._running().read_log(topic, partition, node):
             records = [LoggedRecord(**r) for r in b.pop("records")]
             batches.append(LoggedBatch(records=records, **b))
         return batches
 
-    def records(self, topic: str, partition: int = 0) -> List[LoggedRecord]:
+    def records(self, topic: str, partition: int = 0, *,
+                node: Optional[int] = None) -> List[LoggedRecord]:
         """Every data record of a partition, whatever its transaction's
         outcome (what read_uncommitted would see)."""
-        return [r for b in self.read_log(topic, partition) if not b.control
-                for r in b.records]
+        return [r for b in self.read_log(topic, partition, node=node)
+                if not b.control for r in b.records]
 
     def committed_records(self, topic: str,
                           partition: Optional[int] = None
@@ -426,8 +523,10 @@ class Broker:
                 out.extend((r.offset, r) for r in batch.records)
         return [r for _, r in sorted(out, key=lambda pair: pair[0])]
 
-    def offsets(self, topic: str, partition: int = 0) -> PartitionOffsets:
-        return PartitionOffsets(*self._running().offsets(topic, partition))
+    def offsets(self, topic: str, partition: int = 0, *,
+                node: Optional[int] = None) -> PartitionOffsets:
+        return PartitionOffsets(*self._running().offsets(topic, partition,
+                                                         node))
 
     def committed_offset(self, group: str, topic: str,
                          partition: int = 0) -> Optional[int]:

@@ -1,6 +1,8 @@
 // exactly._exactly.Broker: the bundled broker in this process, with its
-// fault injection. The broker serves on its own threads and never calls
-// back into Python; calls that wait for it release the GIL.
+// fault injection; with the option brokers=N above 1, a cluster of N brokers
+// (exactly/broker/cluster.h) and its per-broker faults. The brokers serve on
+// their own threads and never call back into Python; calls that wait for
+// them release the GIL.
 #include "exactly/broker/broker.h"
 
 #include <map>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "exactly/broker/cluster.h"
 #include "natives.h"
 
 namespace exactly::python {
@@ -18,6 +21,8 @@ namespace {
 
 using broker::Broker;
 using broker::BrokerOptions;
+using broker::Cluster;
+using broker::ClusterOptions;
 using broker::FaultMatch;
 
 template <typename T>
@@ -54,6 +59,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
   Set(options, "strict_sequence_reuse", &o.strict_sequence_reuse);
   Set(options, "transaction_partition_verification",
       &o.transaction_partition_verification);
+  Set(options, "replica_lag_time_max_ms", &o.replica_lag_time_max_ms);
   Set(options, "verbose", &o.verbose);
   for (auto item : options) {
     static const char* const kKnown[] = {"host",
@@ -78,6 +84,10 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "transaction_abort_check_interval_ms",
                                          "strict_sequence_reuse",
                                          "transaction_partition_verification",
+                                         "replica_lag_time_max_ms",
+                                         "brokers",
+                                         "default_replication_factor",
+                                         "unclean_leader_election",
                                          "verbose"};
     const std::string name = item.first.cast<std::string>();
     bool known = false;
@@ -104,87 +114,132 @@ py::object OptionalBytes(const std::optional<std::string>& s) {
   return py::bytes(*s);
 }
 
+Broker::RestartMode ToRestartMode(const std::string& mode) {
+  if (mode == "clean") return Broker::RestartMode::kClean;
+  if (mode == "crash") return Broker::RestartMode::kCrash;
+  if (mode == "power_loss") return Broker::RestartMode::kPowerLoss;
+  throw py::value_error(absl::StrCat(
+      "restart mode must be 'clean', 'crash' or 'power_loss', not '", mode,
+      "'"));
+}
+
+// One broker (brokers=1, today's broker on its own) or a Cluster of them.
 class PyBroker {
  public:
   explicit PyBroker(const py::dict& options)
-      : options_(ToBrokerOptions(options)) {}
+      : options_(ToBrokerOptions(options)) {
+    Set(options, "brokers", &cluster_options_.brokers);
+    if (!options.contains("brokers") || options["brokers"].is_none())
+      cluster_options_.brokers = 1;
+    Set(options, "default_replication_factor",
+        &cluster_options_.default_replication_factor);
+    Set(options, "unclean_leader_election",
+        &cluster_options_.unclean_leader_election);
+    if (cluster_options_.brokers < 1)
+      throw py::value_error("brokers must be at least 1");
+  }
 
   ~PyBroker() {
-    if (broker_ == nullptr) return;
     py::gil_scoped_release release;
     broker_.reset();
+    cluster_.reset();
   }
 
   void Start() {
-    if (broker_ != nullptr) return;
-    absl::StatusOr<std::unique_ptr<Broker>> started;
+    if (running()) return;
+    if (cluster_options_.brokers == 1) {
+      absl::StatusOr<std::unique_ptr<Broker>> started;
+      {
+        py::gil_scoped_release release;
+        started = Broker::Start(options_);
+      }
+      broker_ = Take(std::move(started));
+      // A restart keeps the port, so pin the one picked now.
+      options_.port = broker_->port();
+      return;
+    }
+    cluster_options_.broker = options_;
+    absl::StatusOr<std::unique_ptr<Cluster>> started;
     {
       py::gil_scoped_release release;
-      started = Broker::Start(options_);
+      started = Cluster::Start(cluster_options_);
     }
-    broker_ = Take(std::move(started));
-    // A restart keeps the port, so pin the one picked now.
-    options_.port = broker_->port();
+    cluster_ = Take(std::move(started));
   }
 
   void Stop() {
-    if (broker_ == nullptr) return;
     absl::Status status;
     {
       py::gil_scoped_release release;
-      status = broker_->Stop();
+      if (broker_) status = broker_->Stop();
+      if (cluster_) status = cluster_->Stop();
       broker_.reset();
+      cluster_.reset();
     }
     Check(status);
   }
 
-  void Restart(const std::string& mode) {
-    Broker::RestartMode m;
-    if (mode == "clean") {
-      m = Broker::RestartMode::kClean;
-    } else if (mode == "crash") {
-      m = Broker::RestartMode::kCrash;
-    } else if (mode == "power_loss") {
-      m = Broker::RestartMode::kPowerLoss;
-    } else {
-      throw py::value_error(absl::StrCat(
-          "restart mode must be 'clean', 'crash' or 'power_loss', not '", mode,
-          "'"));
+  // node None: the broker, or every broker of a cluster one after another.
+  void Restart(const std::string& mode, std::optional<int32_t> node) {
+    const Broker::RestartMode m = ToRestartMode(mode);
+    Running();
+    std::vector<int32_t> nodes =
+        node ? std::vector<int32_t>{*node} : AllNodes();
+    for (int32_t id : nodes) {
+      absl::Status status;
+      if (cluster_) {
+        py::gil_scoped_release release;
+        status = cluster_->Restart(id, m);
+      } else {
+        Broker& b = Node(id);
+        py::gil_scoped_release release;
+        status = b.Restart(m);
+      }
+      Check(status);
     }
-    Broker& b = Running();
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = b.Restart(m);
-    }
-    Check(status);
   }
 
-  bool running() const { return broker_ != nullptr; }
-  std::string bootstrap_servers() { return Running().bootstrap_servers(); }
-  uint16_t port() { return Running().port(); }
+  bool running() const { return broker_ != nullptr || cluster_ != nullptr; }
+  int32_t brokers() const { return cluster_options_.brokers; }
+  std::string bootstrap_servers() {
+    Running();
+    return cluster_ ? cluster_->bootstrap_servers()
+                    : broker_->bootstrap_servers();
+  }
+  uint16_t port() { return Node(std::nullopt).port(); }
+  std::vector<uint16_t> ports() {
+    std::vector<uint16_t> out;
+    for (int32_t id : AllNodes()) out.push_back(Node(id).port());
+    return out;
+  }
+  bool node_running(int32_t node) { return Node(node).running(); }
 
   void CreateTopic(const std::string& name, int32_t partitions,
-                   const std::map<std::string, std::string>& configs) {
-    Broker& b = Running();
+                   const std::map<std::string, std::string>& configs,
+                   int32_t replication_factor) {
+    Running();
     absl::Status status;
     {
       py::gil_scoped_release release;
-      status = b.CreateTopic(name, partitions, configs);
+      status = cluster_ ? cluster_->CreateTopic(name, partitions,
+                                                replication_factor, configs)
+                        : broker_->CreateTopic(name, partitions,
+                                               replication_factor, configs);
     }
     Check(status);
   }
 
   std::vector<std::string> ListTopics() {
-    Broker& b = Running();
+    Broker& b = AnyRunning();
     py::gil_scoped_release release;
     return b.ListTopics();
   }
 
   // Each batch as a dict, each record as a dict: exactly.testing turns
   // them into dataclasses.
-  py::list ReadLog(const std::string& topic, int32_t partition) {
-    Broker& b = Running();
+  py::list ReadLog(const std::string& topic, int32_t partition,
+                   std::optional<int32_t> node) {
+    Broker& b = Replica(topic, partition, node);
     absl::StatusOr<std::vector<broker::LoggedBatch>> batches;
     {
       py::gil_scoped_release release;
@@ -222,8 +277,9 @@ class PyBroker {
     return out;
   }
 
-  py::tuple Offsets(const std::string& topic, int32_t partition) {
-    Broker& b = Running();
+  py::tuple Offsets(const std::string& topic, int32_t partition,
+                    std::optional<int32_t> node) {
+    Broker& b = Replica(topic, partition, node);
     absl::StatusOr<broker::PartitionOffsets> offsets;
     {
       py::gil_scoped_release release;
@@ -234,23 +290,31 @@ class PyBroker {
                           o.last_stable_offset, o.log_end_offset);
   }
 
+  // In a cluster each broker coordinates its own groups: the first that
+  // has an offset for it answers.
   std::optional<int64_t> CommittedOffset(const std::string& group,
                                          const std::string& topic,
                                          int32_t partition) {
-    Broker& b = Running();
-    absl::StatusOr<std::optional<int64_t>> offset;
-    {
-      py::gil_scoped_release release;
-      offset = b.CommittedOffset(group, topic, partition);
+    Running();
+    for (int32_t id : AllNodes()) {
+      Broker& b = Node(id);
+      if (!b.running()) continue;
+      absl::StatusOr<std::optional<int64_t>> offset;
+      {
+        py::gil_scoped_release release;
+        offset = b.CommittedOffset(group, topic, partition);
+      }
+      std::optional<int64_t> found = Take(std::move(offset));
+      if (found) return found;
     }
-    return Take(std::move(offset));
+    return std::nullopt;
   }
 
   // KIP-664's abort of a hanging transaction: an ABORT marker on one
   // partition. Returns the marker's offset.
   int64_t AbortTransaction(const std::string& topic, int32_t partition,
                            int64_t producer_id) {
-    Broker& b = Running();
+    Broker& b = Replica(topic, partition, std::nullopt);
     absl::StatusOr<int64_t> offset;
     {
       py::gil_scoped_release release;
@@ -259,86 +323,226 @@ class PyBroker {
     return Take(std::move(offset));
   }
 
-  // ---- Faults ----
+  // (leader, leader_epoch, replicas, isr) as the controller decided.
+  py::tuple DescribePartition(const std::string& topic, int32_t partition) {
+    Cluster& c = RunningCluster("describe_partition");
+    absl::StatusOr<broker::PartitionLeadership> p =
+        c.DescribePartition(topic, partition);
+    broker::PartitionLeadership l = Take(std::move(p));
+    return py::make_tuple(l.leader, l.leader_epoch, l.replicas, l.isr);
+  }
+
+  // ---- Faults; node None: every running broker ----
   void FailRequests(std::optional<int16_t> api_key,
                     std::optional<std::string> topic,
                     std::optional<int32_t> partition, int16_t error_code,
-                    int count) {
-    Running().faults().FailRequests(
-        ToMatch(api_key, std::move(topic), partition), error_code, count);
+                    int count, std::optional<int32_t> node) {
+    for (Broker* b : Targets(node))
+      b->faults().FailRequests(ToMatch(api_key, topic, partition), error_code,
+                               count);
   }
   void DropProduceResponses(int count, int one_in,
                             std::optional<std::string> topic,
-                            std::optional<int32_t> partition) {
-    Running().faults().DropProduceResponses(
-        count, one_in, ToMatch(std::nullopt, std::move(topic), partition));
+                            std::optional<int32_t> partition,
+                            std::optional<int32_t> node) {
+    for (Broker* b : Targets(node))
+      b->faults().DropProduceResponses(count, one_in,
+                                       ToMatch(std::nullopt, topic, partition));
   }
   void AddLatency(int32_t latency_ms, std::optional<int16_t> api_key,
                   std::optional<std::string> topic,
-                  std::optional<int32_t> partition) {
-    Running().faults().AddLatency(
-        latency_ms, ToMatch(api_key, std::move(topic), partition));
+                  std::optional<int32_t> partition,
+                  std::optional<int32_t> node) {
+    for (Broker* b : Targets(node))
+      b->faults().AddLatency(latency_ms, ToMatch(api_key, topic, partition));
   }
-  void CloseAllConnections() { Running().faults().CloseAllConnections(); }
-  void BrokerDown(int32_t duration_ms) {
-    Running().faults().BrokerDown(duration_ms);
+  void CloseAllConnections(std::optional<int32_t> node) {
+    for (Broker* b : Targets(node)) b->faults().CloseAllConnections();
   }
-  void HoldTransactionMarkers(int count) {
-    Running().faults().HoldTransactionMarkers(count);
+  void BrokerDown(int32_t duration_ms, std::optional<int32_t> node) {
+    for (Broker* b : Targets(node)) b->faults().BrokerDown(duration_ms);
   }
-  void ClearFaults() { Running().faults().Clear(); }
-  std::vector<std::string> History() { return Running().faults().History(); }
+  void HoldTransactionMarkers(int count, std::optional<int32_t> node) {
+    for (Broker* b : Targets(node)) b->faults().HoldTransactionMarkers(count);
+  }
+  void ClearFaults(std::optional<int32_t> node) {
+    for (Broker* b : Targets(node)) b->faults().Clear();
+  }
+  // A cluster's lines name their broker ("broker 2: ...").
+  std::vector<std::string> History(std::optional<int32_t> node) {
+    Running();
+    std::vector<std::string> out;
+    for (int32_t id : node ? std::vector<int32_t>{*node} : AllNodes()) {
+      for (std::string& line : Node(id).faults().History())
+        out.push_back(cluster_ ? absl::StrCat("broker ", id, ": ", line)
+                               : std::move(line));
+    }
+    return out;
+  }
+
+  // ---- A cluster's per-broker faults ----
+  void Kill(int32_t node) {
+    Cluster& c = RunningCluster("kill");
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = c.Kill(node);
+    }
+    Check(status);
+  }
+  void Isolate(int32_t node) {
+    Cluster& c = RunningCluster("isolate");
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = c.Isolate(node);
+    }
+    Check(status);
+  }
+  void Heal(int32_t node) {
+    Cluster& c = RunningCluster("heal");
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = c.Heal(node);
+    }
+    Check(status);
+  }
+  void PauseReplication(int32_t node) {
+    Cluster& c = RunningCluster("pause_replication");
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = c.PauseReplication(node);
+    }
+    Check(status);
+  }
+  void ResumeReplication(int32_t node) {
+    Check(RunningCluster("resume_replication").ResumeReplication(node));
+  }
+  void SetReplicationLatency(int32_t node, int32_t latency_ms) {
+    Check(RunningCluster("set_replication_latency")
+              .SetReplicationLatency(node, latency_ms));
+  }
 
  private:
-  Broker& Running() {
-    if (broker_ == nullptr) {
+  void Running() {
+    if (!running()) {
       Check(absl::FailedPreconditionError(
           "the broker is not running: call start() (or use it as a context "
           "manager)"));
     }
-    return *broker_;
+  }
+  Cluster& RunningCluster(const char* what) {
+    Running();
+    if (!cluster_)
+      Check(absl::FailedPreconditionError(absl::StrCat(
+          what,
+          " is a cluster's fault: start the broker with brokers=2 or "
+          "more")));
+    return *cluster_;
+  }
+  std::vector<int32_t> AllNodes() {
+    std::vector<int32_t> ids;
+    for (int32_t id = 1; id <= (cluster_ ? cluster_->size() : 1); ++id)
+      ids.push_back(id);
+    return ids;
+  }
+  // Broker `node` (1..brokers); None: the single broker, or node 1.
+  Broker& Node(std::optional<int32_t> node) {
+    Running();
+    const int32_t size = cluster_ ? cluster_->size() : 1;
+    const int32_t id = node.value_or(1);
+    if (id < 1 || id > size)
+      throw py::value_error(
+          absl::StrCat("no broker ", id, ": node ids are 1..", size));
+    return cluster_ ? cluster_->broker(id) : *broker_;
+  }
+  Broker& AnyRunning() {
+    for (int32_t id : AllNodes())
+      if (Node(id).running()) return Node(id);
+    Check(absl::UnavailableError("no broker of the cluster is running"));
+    return Node(1);
+  }
+  // Broker `node`, or the partition's leader (a cluster).
+  Broker& Replica(const std::string& topic, int32_t partition,
+                  std::optional<int32_t> node) {
+    if (node || !cluster_) return Node(node);
+    absl::StatusOr<broker::PartitionLeadership> p =
+        cluster_->DescribePartition(topic, partition);
+    if (p.ok() && p->leader >= 1) return Node(p->leader);
+    if (!p.ok() && absl::IsNotFound(p.status()))
+      Check(p.status());  // no such partition, as a single broker says
+    Check(absl::UnavailableError(
+        absl::StrCat(topic, "-", partition,
+                     " has no leader (offline): name a replica with node=")));
+    return Node(1);
+  }
+  // The brokers a fault applies to: `node`, or every running one.
+  std::vector<Broker*> Targets(std::optional<int32_t> node) {
+    if (node) return {&Node(node)};
+    std::vector<Broker*> out;
+    for (int32_t id : AllNodes())
+      if (Node(id).running() || !cluster_) out.push_back(&Node(id));
+    return out;
   }
 
   BrokerOptions options_;
-  std::unique_ptr<Broker> broker_;
+  ClusterOptions cluster_options_;
+  std::unique_ptr<Broker> broker_;    // brokers=1
+  std::unique_ptr<Cluster> cluster_;  // brokers>1
 };
 
 }  // namespace
 
 void RegisterBroker(py::module_& m) {
+  const auto node = py::arg("node") = py::none();
   py::class_<PyBroker>(m, "Broker")
       .def(py::init<const py::dict&>(), py::arg("options"))
       .def("start", &PyBroker::Start)
       .def("stop", &PyBroker::Stop)
-      .def("restart", &PyBroker::Restart, py::arg("mode"))
+      .def("restart", &PyBroker::Restart, py::arg("mode"), node)
       .def_property_readonly("running", &PyBroker::running)
+      .def_property_readonly("brokers", &PyBroker::brokers)
       .def_property_readonly("bootstrap_servers", &PyBroker::bootstrap_servers)
       .def_property_readonly("port", &PyBroker::port)
+      .def("ports", &PyBroker::ports)
+      .def("node_running", &PyBroker::node_running, py::arg("node"))
       .def("create_topic", &PyBroker::CreateTopic, py::arg("name"),
-           py::arg("partitions"), py::arg("configs"))
+           py::arg("partitions"), py::arg("configs"),
+           py::arg("replication_factor") = -1)
       .def("list_topics", &PyBroker::ListTopics)
       .def("read_log", &PyBroker::ReadLog, py::arg("topic"),
-           py::arg("partition"))
+           py::arg("partition"), node)
       .def("offsets", &PyBroker::Offsets, py::arg("topic"),
-           py::arg("partition"))
+           py::arg("partition"), node)
       .def("committed_offset", &PyBroker::CommittedOffset, py::arg("group"),
            py::arg("topic"), py::arg("partition"))
       .def("abort_transaction", &PyBroker::AbortTransaction, py::arg("topic"),
            py::arg("partition"), py::arg("producer_id"))
+      .def("describe_partition", &PyBroker::DescribePartition, py::arg("topic"),
+           py::arg("partition"))
       .def("fail_requests", &PyBroker::FailRequests, py::arg("api_key"),
            py::arg("topic"), py::arg("partition"), py::arg("error_code"),
-           py::arg("count"))
+           py::arg("count"), node)
       .def("drop_produce_responses", &PyBroker::DropProduceResponses,
            py::arg("count"), py::arg("one_in"), py::arg("topic"),
-           py::arg("partition"))
+           py::arg("partition"), node)
       .def("add_latency", &PyBroker::AddLatency, py::arg("latency_ms"),
-           py::arg("api_key"), py::arg("topic"), py::arg("partition"))
-      .def("close_all_connections", &PyBroker::CloseAllConnections)
-      .def("broker_down", &PyBroker::BrokerDown, py::arg("duration_ms"))
+           py::arg("api_key"), py::arg("topic"), py::arg("partition"), node)
+      .def("close_all_connections", &PyBroker::CloseAllConnections, node)
+      .def("broker_down", &PyBroker::BrokerDown, py::arg("duration_ms"), node)
       .def("hold_transaction_markers", &PyBroker::HoldTransactionMarkers,
-           py::arg("count"))
-      .def("clear_faults", &PyBroker::ClearFaults)
-      .def("fault_history", &PyBroker::History);
+           py::arg("count"), node)
+      .def("clear_faults", &PyBroker::ClearFaults, node)
+      .def("fault_history", &PyBroker::History, node)
+      .def("kill", &PyBroker::Kill, py::arg("node"))
+      .def("isolate", &PyBroker::Isolate, py::arg("node"))
+      .def("heal", &PyBroker::Heal, py::arg("node"))
+      .def("pause_replication", &PyBroker::PauseReplication, py::arg("node"))
+      .def("resume_replication", &PyBroker::ResumeReplication, py::arg("node"))
+      .def("set_replication_latency", &PyBroker::SetReplicationLatency,
+           py::arg("node"), py::arg("latency_ms"));
 }
 
 }  // namespace exactly::python

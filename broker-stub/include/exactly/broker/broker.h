@@ -230,11 +230,20 @@ class Broker {
   enum class RestartMode { kClean, kCrash, kPowerLoss };
   absl::Status Restart(RestartMode mode);
 
+  // Whether it serves (false after Stop(), or a Cluster's Kill()).
+  bool running() const;
+
  private:
   friend class Cluster;
   // A broker of a Cluster, following `controller`.
   static absl::StatusOr<std::unique_ptr<Broker>> StartInCluster(
       BrokerOptions options, std::shared_ptr<Controller> controller);
+  // For Cluster::Kill, Isolate, Heal and PauseReplication
+  // (exactly/broker/cluster.h).
+  absl::Status Kill();
+  absl::Status SetIsolated(bool isolated);
+  // Faults::PauseReplication, and the fetches in flight dropped.
+  absl::Status PauseReplication();
   explicit Broker(std::unique_ptr<BrokerImpl> impl);
   std::unique_ptr<BrokerImpl> impl_;
 };

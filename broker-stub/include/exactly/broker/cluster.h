@@ -70,11 +70,42 @@ class Cluster {
   absl::StatusOr<PartitionLeadership> DescribePartition(
       std::string_view topic, int32_t partition) const;
 
+  // ---- Faults, one broker at a time (docs/faults.md) ----
+  // Each is logged in that broker's faults().History(); an unknown node id is
+  // InvalidArgument.
+
+  // Stops broker `node_id` as SIGKILL would: no shutdown work, nothing
+  // committed that was not already. The controller fences it at once, so its
+  // leaderships move to another in-sync replica. Restart() starts it again.
+  absl::Status Kill(int32_t node_id);
+  // Restarts broker `node_id` on its port and data dir (see
+  // Broker::RestartMode: kPowerLoss drops what it had not fsynced), or starts
+  // it again after Kill() or Stop(). It registers with the controller again
+  // and catches up as a follower; a restart also ends an isolation.
+  absl::Status Restart(int32_t node_id, Broker::RestartMode mode);
+  // Cuts broker `node_id` off, both ways: its client and peer connections
+  // close, new ones are refused, its own replica fetches stop. The controller
+  // fences it (a Kafka broker cut off loses its controller session), so its
+  // leaderships move. Heal() reconnects it: it registers again, follows its
+  // leaders and rejoins the ISR once it has caught up.
+  absl::Status Isolate(int32_t node_id);
+  absl::Status Heal(int32_t node_id);
+  // Broker `node_id` stops (resumes) fetching from its leaders: it falls out
+  // of the ISR after replica.lag.time.max.ms (Faults::PauseReplication). The
+  // pause holds from the moment it returns: a fetch already out is dropped
+  // with its connection (Faults::PauseReplication alone lets it complete).
+  absl::Status PauseReplication(int32_t node_id);
+  absl::Status ResumeReplication(int32_t node_id);
+  // Broker `node_id` waits `latency_ms` before each replica fetch (0: none).
+  absl::Status SetReplicationLatency(int32_t node_id, int32_t latency_ms);
+
   // Stops every broker. Idempotent.
   absl::Status Stop();
 
  private:
   Cluster(ClusterOptions options, std::shared_ptr<Controller> controller);
+  // The broker `node_id`, or InvalidArgument naming the valid ids.
+  absl::StatusOr<Broker*> Find(int32_t node_id);
 
   ClusterOptions options_;
   std::shared_ptr<Controller> controller_;

@@ -86,6 +86,10 @@ class Faults {
   bool TakeHoldTransactionMarkers();
   bool replication_paused() const;
   int32_t replication_latency_ms() const;
+  // Cluster mode: the broker is cut off from clients and the other brokers
+  // (Cluster::Isolate), so it must not follow any leader.
+  bool isolated() const;
+  void SetIsolated(bool isolated);
   void Record(std::string what);
 
  private:
@@ -112,6 +116,7 @@ class Faults {
   int hold_markers_ = 0;
   bool replication_paused_ = false;
   int32_t replication_latency_ms_ = 0;
+  bool isolated_ = false;
   std::vector<std::string> history_;
   Hooks hooks_;
 };
