@@ -167,7 +167,8 @@ void RestartFollowing(BrokerState& b) {
           b.FindPartition(name, static_cast<int32_t>(i)) == nullptr)
         continue;
       b.replica_fetchers()->Follow(name, static_cast<int32_t>(i), p.leader,
-                                   leader->host, leader->port);
+                                   std::max(p.leader_epoch, 0), leader->host,
+                                   leader->port);
     }
   }
 }
