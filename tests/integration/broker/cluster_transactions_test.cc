@@ -23,6 +23,7 @@
 #include "support/group_helpers.h"
 #include "support/kafka_client.h"
 #include "support/raw_connection.h"
+#include "support/temp_dir.h"
 
 namespace exactly::broker {
 namespace {
@@ -35,6 +36,7 @@ using ::exactly::testing::PollUntil;
 using ::exactly::testing::ProduceOne;
 using ::exactly::testing::RawConnection;
 using ::exactly::testing::RdKafkaPtr;
+using ::exactly::testing::TempDir;
 using protocol::ErrorCode;
 
 // Sends `request` on a fresh connection to `port` and decodes the answer.
@@ -77,10 +79,35 @@ void ExpectOk(rd_kafka_error_t* error, const char* what) {
   if (error != nullptr) rd_kafka_error_destroy(error);
 }
 
+// The values of one transaction's records: `per_partition` on each of
+// `partitions` partitions of `topic`, produced with `producer`.
+std::set<std::string> ProduceTransaction(rd_kafka_t* producer,
+                                         const std::string& topic,
+                                         int32_t partitions, int per_partition,
+                                         const std::string& prefix) {
+  std::set<std::string> values;
+  for (int32_t p = 0; p < partitions; ++p) {
+    for (int i = 0; i < per_partition; ++i) {
+      std::string value = absl::StrCat(prefix, "-p", p, "-", i);
+      EXPECT_EQ(ProduceOne(producer, topic, p, "k", value),
+                RD_KAFKA_RESP_ERR_NO_ERROR);
+      values.insert(value);
+    }
+  }
+  return values;
+}
+
+std::set<std::string> Values(const std::vector<ConsumedRecord>& records) {
+  std::set<std::string> values;
+  for (const ConsumedRecord& r : records) values.insert(r.value);
+  return values;
+}
+
 class ClusterTransactionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ClusterOptions o{.brokers = 3};
+    o.broker.data_dir = dir_.path();
     o.broker.verbose = getenv("CLUSTER_VERBOSE") != nullptr;
     auto cluster = Cluster::Start(o);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
@@ -132,6 +159,7 @@ class ClusterTransactionsTest : public ::testing::Test {
     return -2;
   }
 
+  TempDir dir_;
   std::unique_ptr<Cluster> cluster_;
   std::string bootstrap_;
 };
@@ -357,6 +385,92 @@ TEST_F(ClusterTransactionsTest, OffsetsSentToAnotherBrokersGroupCoordinator) {
   EXPECT_EQ(values,
             (std::multiset<std::string>{"out-5-0", "out-5-1", "out-5-2",
                                         "out-12-0", "out-12-1", "out-12-2"}));
+}
+
+TEST_F(ClusterTransactionsTest, MarkersRefusedByALeaderAreSentAgain) {
+  constexpr int32_t kPartitions = 3;
+  ASSERT_TRUE(cluster_->CreateTopic("retried", kPartitions, 3).ok());
+  const std::string id = "retrying-writer";
+  const int32_t coordinator =
+      FindCoordinator(port(1), protocol::kCoordinatorKeyTransaction, id);
+  ASSERT_GT(coordinator, 0);
+  // Every leader other than the coordinator refuses its first two markers,
+  // as a broker that just lost the leadership does.
+  int refusing = 0;
+  for (int32_t leader : Leaders("retried", kPartitions)) {
+    if (leader == coordinator) continue;
+    cluster_->broker(leader).faults().FailRequests(
+        {.api_key = static_cast<int16_t>(protocol::ApiKey::kWriteTxnMarkers)},
+        static_cast<int16_t>(ErrorCode::kNotLeaderOrFollower), 2);
+    ++refusing;
+  }
+  ASSERT_EQ(refusing, 2);
+
+  RdKafkaPtr producer =
+      NewClient(RD_KAFKA_PRODUCER,
+                {{"bootstrap.servers", bootstrap_}, {"transactional.id", id}});
+  ASSERT_TRUE(producer);
+  ExpectOk(rd_kafka_init_transactions(producer.get(), 60000), "init");
+  ExpectOk(rd_kafka_begin_transaction(producer.get()), "begin");
+  std::set<std::string> first =
+      ProduceTransaction(producer.get(), "retried", kPartitions, 4, "first");
+  ExpectOk(rd_kafka_commit_transaction(producer.get(), 60000), "commit");
+  // The next transaction starts once the coordinator has every marker of
+  // the first acknowledged (CONCURRENT_TRANSACTIONS until then).
+  ExpectOk(rd_kafka_begin_transaction(producer.get()), "begin");
+  std::set<std::string> second =
+      ProduceTransaction(producer.get(), "retried", kPartitions, 4, "second");
+  ExpectOk(rd_kafka_commit_transaction(producer.get(), 60000), "commit");
+
+  std::set<std::string> expected = first;
+  expected.insert(second.begin(), second.end());
+  std::vector<ConsumedRecord> read = ConsumeAll(
+      bootstrap_, "retried", kPartitions, "read_committed", expected.size());
+  EXPECT_EQ(read.size(), expected.size());
+  EXPECT_EQ(Values(read), expected);
+  // The refusals did happen.
+  for (int32_t leader : Leaders("retried", kPartitions)) {
+    if (leader == coordinator) continue;
+    int injected = 0;
+    for (const std::string& line : cluster_->broker(leader).faults().History())
+      injected += line.starts_with("injected") &&
+                  line.find("WriteTxnMarkers") != std::string::npos;
+    EXPECT_GE(injected, 1) << "broker " << leader;
+  }
+}
+
+TEST_F(ClusterTransactionsTest, RestartedCoordinatorFinishesMarkersOnOthers) {
+  constexpr int32_t kPartitions = 3;
+  ASSERT_TRUE(cluster_->CreateTopic("recover", kPartitions, 3).ok());
+  const std::string id = "recovering-writer";
+  const int32_t coordinator =
+      FindCoordinator(port(1), protocol::kCoordinatorKeyTransaction, id);
+  ASSERT_GT(coordinator, 0);
+  RdKafkaPtr producer =
+      NewClient(RD_KAFKA_PRODUCER,
+                {{"bootstrap.servers", bootstrap_}, {"transactional.id", id}});
+  ASSERT_TRUE(producer);
+  ExpectOk(rd_kafka_init_transactions(producer.get(), 60000), "init");
+  ExpectOk(rd_kafka_begin_transaction(producer.get()), "begin");
+  std::set<std::string> committed =
+      ProduceTransaction(producer.get(), "recover", kPartitions, 5, "held");
+  // PrepareCommit is persisted and the producer told, then the coordinator
+  // stops as if it crashed before sending any marker.
+  cluster_->broker(coordinator).faults().HoldTransactionMarkers(1);
+  ExpectOk(rd_kafka_commit_transaction(producer.get(), 60000), "commit");
+  EXPECT_TRUE(ConsumeAll(bootstrap_, "recover", kPartitions, "read_committed",
+                         1, /*idle_ms=*/1000)
+                  .empty())
+      << "records visible before any marker was written";
+  ASSERT_TRUE(
+      cluster_->broker(coordinator).Restart(Broker::RestartMode::kCrash).ok());
+
+  // The restarted coordinator sends the markers to the partitions' leaders
+  // (others now, for the partitions it led before).
+  std::vector<ConsumedRecord> read = ConsumeAll(
+      bootstrap_, "recover", kPartitions, "read_committed", committed.size());
+  EXPECT_EQ(read.size(), committed.size());
+  EXPECT_EQ(Values(read), committed);
 }
 
 }  // namespace
