@@ -388,6 +388,15 @@ void GroupCoordinator::CompleteTxnOffsets(const std::string& group,
   commits_.CommitSoon();
 }
 
+std::vector<std::string> GroupCoordinator::GroupsWithPendingTxnOffsets(
+    int64_t producer_id) const {
+  std::vector<std::string> groups;
+  for (const auto& [id, e] : groups_) {
+    if (e.offsets.pending_txns().contains(producer_id)) groups.push_back(id);
+  }
+  return groups;
+}
+
 bool GroupCoordinator::HasPendingTxnOffsets(const std::string& group,
                                             const std::string& topic,
                                             int32_t partition) const {

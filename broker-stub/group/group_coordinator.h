@@ -150,6 +150,10 @@ class GroupCoordinator : private GroupPersistence {
   // unless a regular commit recorded after it is in place), abort drops them.
   void CompleteTxnOffsets(const std::string& group, int64_t producer_id,
                           bool commit);
+  // The groups holding transactional offsets of `producer_id`: those a
+  // marker for it on their offsets partition completes.
+  std::vector<std::string> GroupsWithPendingTxnOffsets(
+      int64_t producer_id) const;
   // For OffsetFetch with require_stable (v7+): UNSTABLE_OFFSET_COMMIT while
   // any pending txn offset exists for that (group, topic, partition).
   bool HasPendingTxnOffsets(const std::string& group, const std::string& topic,

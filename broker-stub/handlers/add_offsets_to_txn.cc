@@ -1,6 +1,7 @@
 // AddOffsetsToTxn: a transactional producer will commit a consumer group's
 // offsets in its transaction (TxnOffsetCommit follows, to the group
 // coordinator).
+#include "cluster/coordinator_placement.h"
 #include "handlers/transaction_handlers.h"
 #include "txn/transaction_coordinator.h"
 
@@ -16,6 +17,11 @@ void HandleAddOffsetsToTxn(BrokerState& b, const protocol::RequestHeader& h,
   };
   if (auto injected = b.faults().TakeError(h.api_key)) {
     answer(Error(static_cast<protocol::ErrorCode>(*injected)));
+    return;
+  }
+  if (auto e = CoordinatorError(b, request.transactional_id);
+      e != protocol::ErrorCode::kNone) {
+    answer(Error(e));
     return;
   }
   b.transactions().AddOffsets(request.transactional_id, request.producer_id,

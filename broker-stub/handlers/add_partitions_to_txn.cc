@@ -1,35 +1,111 @@
 // AddPartitionsToTxn: a transactional producer names the partitions it is about
-// to write.
+// to write. v4 comes from a partition leader of the cluster: with VerifyOnly it
+// asks whether its partitions are in the transaction (KIP-890 part 1; see
+// txn/remote_verification.h), without adding them.
+#include <memory>
+#include <optional>
+
+#include "cluster/coordinator_placement.h"
 #include "handlers/transaction_handlers.h"
 #include "txn/transaction_coordinator.h"
 
 namespace exactly::broker {
 
+namespace {
+
+using protocol::AddPartitionsToTxnRequest;
+using protocol::AddPartitionsToTxnResponse;
+
+std::vector<AddPartitionsToTxnResponse::Topic> ToTopics(
+    const TransactionCoordinator::PartitionErrors& errors) {
+  std::vector<AddPartitionsToTxnResponse::Topic> topics;
+  for (const auto& [tp, error] : errors) {
+    if (topics.empty() || topics.back().name != tp.first)
+      topics.emplace_back().name = tp.first;
+    topics.back().partitions.push_back({tp.second, error.code_value(), {}});
+  }
+  return topics;
+}
+
+// v4: each transaction on its own, answered together.
+void HandleBatched(BrokerState& b, const protocol::RequestHeader& h,
+                   AddPartitionsToTxnRequest& request, Responder r) {
+  struct Answer {
+    explicit Answer(Responder responder) : r(std::move(responder)) {}
+    Responder r;
+    AddPartitionsToTxnResponse response;
+    size_t left = 0;
+  };
+  auto answer = std::make_shared<Answer>(std::move(r));
+  answer->left = request.transactions.size();
+  answer->response.transactions.resize(request.transactions.size());
+  auto settle = [answer](size_t i,
+                         const TransactionCoordinator::PartitionErrors& e) {
+    answer->response.transactions[i].topics = ToTopics(e);
+    if (--answer->left == 0) answer->r.Send(answer->response);
+  };
+  if (request.transactions.empty()) return answer->r.Send(answer->response);
+  const auto injected = b.faults().TakeError(h.api_key);
+  for (size_t i = 0; i < request.transactions.size(); ++i) {
+    const AddPartitionsToTxnRequest::Transaction& x = request.transactions[i];
+    answer->response.transactions[i].transactional_id = x.transactional_id;
+    std::vector<std::pair<std::string, int32_t>> partitions;
+    for (const auto& t : x.topics)
+      for (int32_t p : t.partitions) partitions.emplace_back(t.name, p);
+    std::optional<protocol::ErrorCode> refused;
+    if (injected) {
+      refused = static_cast<protocol::ErrorCode>(*injected);
+    } else if (auto e = CoordinatorError(b, x.transactional_id);
+               e != protocol::ErrorCode::kNone) {
+      refused = e;
+    }
+    TransactionCoordinator::PartitionErrors errors;
+    if (refused || x.verify_only) {
+      for (const auto& tp : partitions) {
+        errors.emplace_back(
+            tp, refused ? Error(*refused)
+                        : b.transactions().VerifyPartitionInTransaction(
+                              x.transactional_id, x.producer_id,
+                              x.producer_epoch, tp.first, tp.second));
+      }
+      settle(i, errors);
+      continue;
+    }
+    b.transactions().AddPartitions(
+        x.transactional_id, x.producer_id, x.producer_epoch, h.api_version,
+        partitions,
+        [settle, i](TransactionCoordinator::PartitionErrors errors) {
+          settle(i, errors);
+        });
+  }
+}
+
+}  // namespace
+
 void HandleAddPartitionsToTxn(BrokerState& b, const protocol::RequestHeader& h,
                               protocol::AddPartitionsToTxnRequest& request,
                               Responder r) {
+  if (h.api_version >= 4) return HandleBatched(b, h, request, std::move(r));
   std::vector<std::pair<std::string, int32_t>> partitions;
   for (const auto& t : request.topics) {
     for (int32_t p : t.partitions) partitions.emplace_back(t.name, p);
   }
   auto answer = [r = std::move(r)](
                     TransactionCoordinator::PartitionErrors errors) mutable {
-    protocol::AddPartitionsToTxnResponse response;
-    for (const auto& [tp, error] : errors) {
-      if (response.topics.empty() || response.topics.back().name != tp.first) {
-        response.topics.emplace_back().name = tp.first;
-      }
-      response.topics.back().partitions.push_back(
-          {tp.second, error.code_value(), {}});
-    }
+    AddPartitionsToTxnResponse response;
+    response.topics = ToTopics(errors);
     r.Send(response);
   };
+  std::optional<protocol::ErrorCode> refused;
   if (auto injected = b.faults().TakeError(h.api_key)) {
+    refused = static_cast<protocol::ErrorCode>(*injected);
+  } else if (auto e = CoordinatorError(b, request.transactional_id);
+             e != protocol::ErrorCode::kNone) {
+    refused = e;
+  }
+  if (refused) {
     TransactionCoordinator::PartitionErrors errors;
-    for (const auto& tp : partitions) {
-      errors.emplace_back(tp,
-                          Error(static_cast<protocol::ErrorCode>(*injected)));
-    }
+    for (const auto& tp : partitions) errors.emplace_back(tp, Error(*refused));
     answer(std::move(errors));
     return;
   }

@@ -23,7 +23,7 @@ void HandleDescribeGroups(BrokerState& b, const RequestHeader& h,
   for (const std::string& group_id : request.groups) {
     DescribeGroupsResponse::Group& g = response.groups.emplace_back();
     g.group_id = group_id;
-    if (auto injected = InjectedError(b, h)) {
+    if (auto injected = GroupRequestError(b, h, group_id)) {
       g.error_code = Code(*injected);
       continue;
     }

@@ -3,6 +3,7 @@
 // know, INVALID_REQUEST for the empty id (Kafka's TransactionCoordinator).
 #include <map>
 
+#include "cluster/coordinator_placement.h"
 #include "handlers/transaction_handlers.h"
 #include "txn/transaction_coordinator.h"
 
@@ -22,6 +23,8 @@ void HandleDescribeTransactions(BrokerState& b,
       t.error_code = *injected;
     } else if (id.empty()) {
       t.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
+    } else if (ErrorCode e = CoordinatorError(b, id); e != ErrorCode::kNone) {
+      t.error_code = static_cast<int16_t>(e);
     } else if (m == nullptr || m->state == TxnState::kDead) {
       t.error_code = static_cast<int16_t>(ErrorCode::kTransactionalIdNotFound);
     } else {

@@ -1,5 +1,6 @@
 // EndTxn: commit or abort the producer's transaction (markers follow the
 // answer).
+#include "cluster/coordinator_placement.h"
 #include "handlers/transaction_handlers.h"
 #include "txn/transaction_coordinator.h"
 
@@ -14,6 +15,11 @@ void HandleEndTxn(BrokerState& b, const protocol::RequestHeader& h,
   };
   if (auto injected = b.faults().TakeError(h.api_key)) {
     answer(Error(static_cast<protocol::ErrorCode>(*injected)));
+    return;
+  }
+  if (auto e = CoordinatorError(b, request.transactional_id);
+      e != protocol::ErrorCode::kNone) {
+    answer(Error(e));
     return;
   }
   b.transactions().EndTxn(request.transactional_id, request.producer_id,

@@ -1,6 +1,8 @@
-// FindCoordinator: this broker coordinates every group and every
-// transactional id (key types 0 and 1); v4 asks about many keys at once.
+// FindCoordinator: the broker that coordinates a group or a transactional id
+// (key types 0 and 1; cluster/coordinator_placement.h), the same from every
+// broker; v4 asks about many keys at once.
 #include "absl/strings/str_cat.h"
+#include "cluster/coordinator_placement.h"
 #include "handlers/group_handlers.h"
 
 namespace exactly::broker {
@@ -28,10 +30,15 @@ FindCoordinatorResponse::Coordinator Answer(BrokerState& b,
              key_type != protocol::kCoordinatorKeyTransaction) {
     fail(ErrorCode::kInvalidRequest,
          absl::StrCat("unknown coordinator key type ", key_type));
+  } else if (CoordinatorAddress a = FindCoordinatorOf(b, key); a.fenced) {
+    // Kafka's answer while the coordinator's partition has no leader.
+    fail(ErrorCode::kCoordinatorNotAvailable,
+         absl::StrCat("the coordinator of '", key, "' (broker ", a.node_id,
+                      ") is not available"));
   } else {
-    c.node_id = b.options().node_id;
-    c.host = b.advertised_host();
-    c.port = b.advertised_port();
+    c.node_id = a.node_id;
+    c.host = std::move(a.host);
+    c.port = a.port;
   }
   return c;
 }

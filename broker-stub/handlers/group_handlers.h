@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cluster/broker_state.h"
+#include "cluster/coordinator_placement.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
@@ -67,6 +68,18 @@ inline std::optional<protocol::ErrorCode> InjectedError(
   if (auto e = b.faults().TakeError(h.api_key)) {
     return static_cast<protocol::ErrorCode>(*e);
   }
+  return std::nullopt;
+}
+
+// What a request about `group` is refused with as a whole: an injected error,
+// or NOT_COORDINATOR when another broker of the cluster coordinates the group
+// (the client then asks FindCoordinator again).
+inline std::optional<protocol::ErrorCode> GroupRequestError(
+    BrokerState& b, const RequestHeader& h, std::string_view group) {
+  if (auto injected = InjectedError(b, h)) return injected;
+  if (protocol::ErrorCode e = CoordinatorError(b, group);
+      e != protocol::ErrorCode::kNone)
+    return e;
   return std::nullopt;
 }
 

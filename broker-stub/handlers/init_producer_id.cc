@@ -1,6 +1,7 @@
 // InitProducerId: a fresh producer id for an idempotent producer. With a
 // transactional id the transaction coordinator answers (one id per
 // transactional id, epochs that fence zombies).
+#include "cluster/coordinator_placement.h"
 #include "handlers/handlers.h"
 #include "txn/transaction_coordinator.h"
 
@@ -16,6 +17,12 @@ void HandleInitProducerId(BrokerState& b, const RequestHeader& h,
   protocol::InitProducerIdResponse response;
   if (auto injected = b.faults().TakeError(h.api_key)) {
     response.error_code = *injected;
+    r.Send(response);
+    return;
+  }
+  if (request.transactional_id.has_value() &&
+      CoordinatorError(b, *request.transactional_id) != ErrorCode::kNone) {
+    response.error_code = static_cast<int16_t>(ErrorCode::kNotCoordinator);
     r.Send(response);
     return;
   }

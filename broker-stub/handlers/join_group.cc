@@ -31,7 +31,7 @@ protocol::JoinGroupResponse ToResponse(JoinResult result) {
 void HandleJoinGroup(BrokerState& b, const RequestHeader& h,
                      protocol::JoinGroupRequest& request, Responder r) {
   const int16_t v = h.api_version;
-  if (auto injected = InjectedError(b, h)) {
+  if (auto injected = GroupRequestError(b, h, request.group_id)) {
     r.Send(ToResponse(JoinResult::Error(*injected, request.member_id)));
     return;
   }

@@ -23,7 +23,7 @@ void HandleLeaveGroup(BrokerState& b, const RequestHeader& h,
     }
   }
   LeaveResult result;
-  if (auto injected = InjectedError(b, h)) {
+  if (auto injected = GroupRequestError(b, h, request.group_id)) {
     result.error = *injected;
   } else {
     result = b.groups().LeaveGroup(request.group_id, leaving);

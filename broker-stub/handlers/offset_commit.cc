@@ -14,7 +14,8 @@ using protocol::OffsetCommitResponse;
 void HandleOffsetCommit(BrokerState& b, const RequestHeader& h,
                         OffsetCommitRequest& request, Responder r) {
   const int16_t v = h.api_version;
-  std::optional<ErrorCode> request_error = InjectedError(b, h);
+  std::optional<ErrorCode> request_error =
+      GroupRequestError(b, h, request.group_id);
   std::vector<OffsetCommitItem> items;
   for (const OffsetCommitRequest::Topic& t : request.topics) {
     for (const OffsetCommitRequest::Partition& p : t.partitions) {

@@ -14,7 +14,7 @@ using protocol::OffsetDeleteResponse;
 
 void HandleOffsetDelete(BrokerState& b, const RequestHeader& h,
                         OffsetDeleteRequest& request, Responder r) {
-  if (auto injected = InjectedError(b, h)) {
+  if (auto injected = GroupRequestError(b, h, request.group_id)) {
     OffsetDeleteResponse response;
     response.error_code = Code(*injected);
     r.Send(response);

@@ -34,7 +34,7 @@ GroupAnswer FetchGroup(BrokerState& b, const RequestHeader& h,
     }
   }
   std::vector<FetchedOffset> fetched;
-  if (auto injected = InjectedError(b, h)) {
+  if (auto injected = GroupRequestError(b, h, g.group_id)) {
     answer.error = *injected;
     // Before v2 there is no group-level error: each partition carries it.
     if (v >= 2 || !wanted) return answer;

@@ -1,13 +1,19 @@
 // Produce: validate and append each partition's batches, then answer once the
 // appends are durable (acks=1 and acks=all are the same on a single broker;
-// acks=0 gets no answer).
+// acks=0 gets no answer). In a cluster, a transactional batch whose
+// transaction is coordinated by another broker first waits for that broker's
+// verification (txn/remote_verification.h).
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "cluster/appender.h"
 #include "cluster/cluster_membership.h"
+#include "cluster/coordinator_placement.h"
 #include "handlers/handlers.h"
 #include "protocol/produce_request_check.h"
 #include "protocol/record_batch.h"
 #include "replication/delayed_produce.h"
+#include "txn/remote_verification.h"
 #include "txn/transaction_coordinator.h"
 
 namespace exactly::broker {
@@ -17,35 +23,122 @@ namespace {
 using protocol::ErrorCode;
 using protocol::ProduceResponse;
 
-// KIP-890 part 1: a transactional batch that would open a transaction on the
-// partition is appended only if the coordinator has the partition in that
-// producer's ongoing transaction. One that continues a transaction already
-// open here was verified with its first batch.
-ApiError VerifyTransactionalBatch(BrokerState& b,
-                                  const protocol::ProduceRequest& request,
-                                  const Partition& partition,
-                                  const std::string& topic, int32_t index,
-                                  std::string_view records) {
+// The first batch of a partition's records when it is transactional and would
+// open a transaction on the partition: the batches KIP-890 part 1 verifies.
+// One that continues a transaction already open here was verified with its
+// first batch.
+std::optional<protocol::RecordBatchHeader> OpeningTransactionalBatch(
+    BrokerState& b, const protocol::ProduceRequest& request,
+    const Partition& partition, std::string_view records) {
   if (!b.options().transaction_partition_verification ||
       !request.transactional_id.has_value()) {
-    return {};
+    return std::nullopt;
   }
   absl::StatusOr<protocol::RecordBatchHeader> first =
       protocol::ParseBatchHeader(records);
   if (!first.ok() || !first->is_transactional() ||
       partition.transactions().IsOpen(first->producer_id)) {
-    return {};  // not transactional, or refused later by the batch checks
+    return std::nullopt;  // not transactional, or refused later by the checks
+  }
+  return *first;
+}
+
+// KIP-890 part 1: a transactional batch that would open a transaction on the
+// partition is appended only if the coordinator has the partition in that
+// producer's ongoing transaction: this broker's coordinator, or the verdict
+// another broker's sent (`verified`).
+ApiError VerifyTransactionalBatch(BrokerState& b,
+                                  const protocol::ProduceRequest& request,
+                                  const Partition& partition,
+                                  const std::string& topic, int32_t index,
+                                  std::string_view records,
+                                  const VerifiedPartitions* verified) {
+  std::optional<protocol::RecordBatchHeader> first =
+      OpeningTransactionalBatch(b, request, partition, records);
+  if (!first) return {};
+  if (verified != nullptr) {
+    if (auto it = verified->find({topic, index}); it != verified->end())
+      return it->second;
+  }
+  if (CoordinatorError(b, *request.transactional_id) != ErrorCode::kNone) {
+    // Became this partition's opening batch after the coordinator was asked
+    // (a leadership moved here meanwhile): the producer retries.
+    return Error(ErrorCode::kNotEnoughReplicas,
+                 absl::StrCat(topic, "[", index,
+                              "]: the transaction is not verified yet"));
   }
   return b.transactions().VerifyPartitionInTransaction(
       *request.transactional_id, first->producer_id, first->producer_epoch,
       topic, index);
 }
 
+// The partitions of a request whose opening transactional batches another
+// broker, the transaction's coordinator, must verify; with the producer id
+// and epoch to ask about (the first such batch's: a producer sends one).
+struct RemoteVerification {
+  std::vector<std::pair<std::string, int32_t>> partitions;
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+};
+RemoteVerification NeedsRemoteVerification(
+    BrokerState& b, const protocol::ProduceRequest& request) {
+  RemoteVerification out;
+  if (b.controller() == nullptr || !request.transactional_id.has_value() ||
+      request.transactional_id->empty() ||
+      CoordinatorError(b, *request.transactional_id) == ErrorCode::kNone)
+    return out;
+  for (const auto& t : request.topics) {
+    for (const auto& p : t.partitions) {
+      Partition* partition = b.FindPartition(t.name, p.index);
+      if (partition == nullptr ||
+          LeadershipError(b, t.name, p.index) != ErrorCode::kNone)
+        continue;
+      std::optional<protocol::RecordBatchHeader> first =
+          OpeningTransactionalBatch(b, request, *partition,
+                                    p.records.Contiguous());
+      if (!first) continue;
+      if (out.partitions.empty()) {
+        out.producer_id = first->producer_id;
+        out.producer_epoch = first->producer_epoch;
+      }
+      out.partitions.emplace_back(t.name, p.index);
+    }
+  }
+  return out;
+}
+
+void ProduceVerified(BrokerState& b, const RequestHeader& h,
+                     protocol::ProduceRequest& request,
+                     const SharedBuffer& frame, Responder r,
+                     const VerifiedPartitions* verified);
+
 }  // namespace
 
 void HandleProduce(BrokerState& b, const RequestHeader& h,
                    protocol::ProduceRequest& request, const SharedBuffer& frame,
                    Responder r) {
+  RemoteVerification remote = NeedsRemoteVerification(b, request);
+  if (remote.partitions.empty())
+    return ProduceVerified(b, h, request, frame, std::move(r), nullptr);
+  // The request waits for the coordinator's answer, then runs every check
+  // again (the leadership may have moved meanwhile). Its record sets point
+  // into `frame`, which the callback keeps.
+  const std::string transactional_id = *request.transactional_id;
+  VerifyWithCoordinator(
+      b, transactional_id, remote.producer_id, remote.producer_epoch,
+      remote.partitions,
+      [&b, h, request = std::move(request), frame,
+       r = std::move(r)](VerifiedPartitions verified) mutable {
+        ProduceVerified(b, h, request, frame, std::move(r), &verified);
+      });
+}
+
+namespace {
+
+void ProduceVerified(BrokerState& b, const RequestHeader& h,
+                     protocol::ProduceRequest& request,
+                     const SharedBuffer& frame, Responder r,
+                     const VerifiedPartitions* verified) {
   ProduceResponse response;
   // (topic, partition) positions in the response of the partitions that
   // appended something.
@@ -136,8 +229,9 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
                           "-", p.index));
         continue;
       }
-      if (ApiError unverified = VerifyTransactionalBatch(
-              b, request, *partition, t.name, p.index, p.records.Contiguous());
+      if (ApiError unverified =
+              VerifyTransactionalBatch(b, request, *partition, t.name, p.index,
+                                       p.records.Contiguous(), verified);
           !unverified.ok()) {
         fail(unverified.code, std::move(unverified.message));
         continue;
@@ -216,5 +310,7 @@ void HandleProduce(BrokerState& b, const RequestHeader& h,
   // Appends and retention change what the frame chunks keep.
   b.ReleaseSparseFrames();
 }
+
+}  // namespace
 
 }  // namespace exactly::broker

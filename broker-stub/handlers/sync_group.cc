@@ -23,7 +23,7 @@ protocol::SyncGroupResponse ToResponse(SyncResult result) {
 void HandleSyncGroup(BrokerState& b, const RequestHeader& h,
                      protocol::SyncGroupRequest& request, Responder r) {
   const int16_t v = h.api_version;
-  if (auto injected = InjectedError(b, h)) {
+  if (auto injected = GroupRequestError(b, h, request.group_id)) {
     r.Send(ToResponse(SyncResult::Error(*injected)));
     return;
   }

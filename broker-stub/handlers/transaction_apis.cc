@@ -10,7 +10,8 @@ namespace exactly::broker {
 std::vector<ApiHandler> TransactionApis() {
   using namespace protocol;  // NOLINT: the message types, in one table
   return {
-      {ApiKey::kAddPartitionsToTxn, 0, 3,
+      // v4: from the partition leaders of a cluster (KIP-890).
+      {ApiKey::kAddPartitionsToTxn, 0, 4,
        &Decoded<AddPartitionsToTxnRequest, HandleAddPartitionsToTxn>},
       {ApiKey::kAddOffsetsToTxn, 0, 3,
        &Decoded<AddOffsetsToTxnRequest, HandleAddOffsetsToTxn>},

@@ -21,7 +21,8 @@ void HandleTxnOffsetCommit(BrokerState& b, const RequestHeader& h,
   std::vector<ErrorCode> errors;
   std::vector<TxnOffset> offsets;
   std::vector<size_t> staged;  // positions in `errors` of `offsets`
-  std::optional<ErrorCode> request_error = InjectedError(b, h);
+  std::optional<ErrorCode> request_error =
+      GroupRequestError(b, h, request.group_id);
   if (!request_error && request.group_id.empty()) {
     request_error = ErrorCode::kInvalidGroupId;
   }

@@ -1,14 +1,48 @@
 // WriteTxnMarkers: a COMMIT or ABORT marker per producer on the partitions
-// named. This broker's own coordinator writes its markers directly; the
-// request comes from an admin client ending a hanging transaction (KIP-664's
-// abortTransaction, with the epochs DescribeProducers reported). Answered
-// once the markers are committed, as Kafka answers once they are replicated.
+// named. It comes from a transaction coordinator of the cluster
+// (txn/marker_sender.h; a single broker's coordinator writes its markers
+// directly), or from an admin client ending a hanging transaction (KIP-664's
+// abortTransaction, with the epochs DescribeProducers reported). Only the
+// partition's leader writes one; it answers once the marker is committed, and
+// where the partition has followers once every in-sync replica has it
+// (acks=all, as Kafka appends markers). A marker on __consumer_offsets-N (a
+// cluster's coordinator ending a transaction that committed a group's offsets)
+// completes the pending offsets of that producer in the groups of partition N.
+#include <array>
+#include <memory>
+
 #include "cluster/appender.h"
+#include "cluster/cluster_membership.h"
+#include "cluster/coordinator_placement.h"
+#include "controller/controller.h"
+#include "group/group_coordinator.h"
 #include "handlers/transaction_handlers.h"
+#include "replication/delayed_produce.h"
 
 namespace exactly::broker {
 
 namespace {
+
+// How long a marker waits for the ISR: Kafka's request.timeout.ms default.
+constexpr int32_t kMarkerTimeoutMs = 30000;
+
+// Applies (commit) or drops (abort) `m`'s producer's pending offsets in the
+// groups this broker coordinates on offsets partition `index`.
+protocol::ErrorCode CompleteGroupOffsets(
+    BrokerState& b, const protocol::WriteTxnMarkersRequest::Marker& m,
+    int32_t index) {
+  const BrokerInfo* owner =
+      CoordinatorBrokerOf(*b.controller()->metadata(), index);
+  if (index < 0 || index >= kCoordinatorPartitions || owner == nullptr ||
+      owner->node_id != b.options().node_id)
+    return protocol::ErrorCode::kNotCoordinator;
+  for (const std::string& group :
+       b.groups().GroupsWithPendingTxnOffsets(m.producer_id)) {
+    if (CoordinatorPartition(group) == index)
+      b.groups().CompleteTxnOffsets(group, m.producer_id, m.transaction_result);
+  }
+  return protocol::ErrorCode::kNone;
+}
 
 // A marker Kafka cannot build a control batch for: no producer id, or epoch
 // -1. Kafka (3.9) then fails the whole request, every partition of every
@@ -54,9 +88,14 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
                            Responder r) {
   using protocol::ErrorCode;
   protocol::WriteTxnMarkersResponse response;
+  // Markers on partitions with followers, answered once replicated.
+  std::vector<DelayedProduce::Wait> waits;
+  std::vector<std::array<size_t, 3>> waiting;  // marker, topic, partition
   for (const auto& m : request.markers) {
     if (Unbuildable(b, m)) {
       response = FailedWhole(request);
+      waits.clear();
+      waiting.clear();
       break;
     }
     auto& rm = response.markers.emplace_back();
@@ -70,41 +109,85 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
       for (int32_t index : t.partition_indexes) {
         auto& rp = rt.partitions.emplace_back();
         rp.index = index;
+        auto fail = [&](ErrorCode code) {
+          rp.error_code = static_cast<int16_t>(code);
+        };
         if (auto injected = b.faults().TakeError(h.api_key, &t.name, index)) {
           rp.error_code = *injected;
           continue;
         }
         Partition* p = b.FindPartition(t.name, index);
+        if (p == nullptr && t.name == kConsumerOffsetsTopic &&
+            b.controller() != nullptr) {
+          fail(CompleteGroupOffsets(b, m, index));
+          continue;
+        }
         if (p == nullptr) {
-          rp.error_code =
-              static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+          fail(ErrorCode::kUnknownTopicOrPartition);
+          continue;
+        }
+        // A follower must not write a marker of its own: its log would
+        // diverge from the leader's.
+        if (ErrorCode e = LeadershipError(b, t.name, index);
+            e != ErrorCode::kNone) {
+          fail(e);
           continue;
         }
         // Older than the epoch -1 of a producer the partition has not seen,
         // so older than any: refused whether it knows the producer or not.
         if (m.producer_epoch < -1) {
-          rp.error_code =
-              static_cast<int16_t>(ErrorCode::kInvalidProducerEpoch);
+          fail(ErrorCode::kInvalidProducerEpoch);
           continue;
         }
-        rp.error_code = WriteTxnMarker(b, *p, m.producer_id, m.producer_epoch,
-                                       type, m.coordinator_epoch)
-                            .error.code_value();
+        // Kafka appends markers with acks=all: refused up front when too few
+        // replicas are in sync, answered once the high watermark passes them.
+        const bool replicated = NeedsReplicaAcks(*p);
+        if (const Topic* topic = b.topics().Find(t.name);
+            replicated && topic != nullptr &&
+            p->replication().followers.isr().size() <
+                static_cast<size_t>(topic->config.min_insync_replicas())) {
+          fail(ErrorCode::kNotEnoughReplicas);
+          continue;
+        }
+        MarkerOutcome outcome = WriteTxnMarker(
+            b, *p, m.producer_id, m.producer_epoch, type, m.coordinator_epoch);
+        rp.error_code = outcome.error.code_value();
+        if (outcome.error.ok() && replicated) {
+          waits.push_back({t.name, index, outcome.offset + 1});
+          waiting.push_back({response.markers.size() - 1, rm.topics.size() - 1,
+                             rt.partitions.size() - 1});
+        }
       }
     }
   }
-  b.commits().AfterCommit([response = std::move(response), r = std::move(r)](
-                              const absl::Status& status) mutable {
-    if (!status.ok()) {
-      for (auto& m : response.markers)
-        for (auto& t : m.topics)
-          for (auto& p : t.partitions)
-            if (p.error_code == 0)
-              p.error_code =
-                  static_cast<int16_t>(ErrorCode::kKafkaStorageError);
-    }
-    r.Send(response);
-  });
+  b.commits().AfterCommit(
+      [&b, response = std::move(response), r = std::move(r),
+       waits = std::move(waits),
+       waiting = std::move(waiting)](const absl::Status& status) mutable {
+        if (!status.ok()) {
+          for (auto& m : response.markers)
+            for (auto& t : m.topics)
+              for (auto& p : t.partitions)
+                if (p.error_code == 0)
+                  p.error_code =
+                      static_cast<int16_t>(ErrorCode::kKafkaStorageError);
+          return r.Send(response);
+        }
+        if (waits.empty()) return r.Send(response);
+        auto delayed = std::make_shared<DelayedProduce>(
+            b, std::move(waits), kMarkerTimeoutMs,
+            [response = std::move(response), r = std::move(r),
+             waiting = std::move(waiting)](
+                const std::vector<DelayedProduce::Wait>& outcome) mutable {
+              for (size_t i = 0; i < outcome.size(); ++i) {
+                auto [m, t, p] = waiting[i];
+                response.markers[m].topics[t].partitions[p].error_code =
+                    static_cast<int16_t>(outcome[i].outcome);
+              }
+              r.Send(response);
+            });
+        delayed->Start();
+      });
 }
 
 }  // namespace exactly::broker

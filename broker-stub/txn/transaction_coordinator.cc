@@ -1,8 +1,11 @@
 #include "txn/transaction_coordinator.h"
 
+#include <asio/post.hpp>
+
 #include "absl/strings/str_cat.h"
 #include "cluster/appender.h"
 #include "cluster/broker_state.h"
+#include "cluster/coordinator_placement.h"
 #include "storage/keys.h"
 #include "util/logging.h"
 
@@ -38,7 +41,9 @@ TransactionCoordinator::TransactionCoordinator(
     BrokerState& broker, CompleteGroupOffsets complete_group_offsets)
     : b_(broker),
       complete_group_offsets_(std::move(complete_group_offsets)),
-      timeout_timer_(broker.io()) {}
+      timeout_timer_(broker.io()),
+      peers_(broker.io()),
+      marker_sender_(broker, peers_) {}
 
 TransactionCoordinator::~TransactionCoordinator() { timeout_timer_.cancel(); }
 
@@ -69,17 +74,24 @@ absl::Status TransactionCoordinator::Load() {
 }
 
 void TransactionCoordinator::Start() {
-  for (auto& [id, m] : transactions_) {
-    if (m.state == TxnState::kPrepareEpochFence)
-      m.state = TxnState::kPrepareAbort;
-    if (m.state == TxnState::kPrepareCommit ||
-        m.state == TxnState::kPrepareAbort) {
-      LogInfo("transaction '", id, "' was left in ",
-              std::string(TxnStateName(m.state)), ": writing its markers now");
-      WriteMarkers(id);
+  // On the loop, once it runs: by then a broker of a cluster has its
+  // controller, and sends the markers to the partitions' leaders.
+  asio::post(b_.io(), [this] {
+    for (auto& [id, m] : transactions_) {
+      if (m.state == TxnState::kPrepareEpochFence)
+        m.state = TxnState::kPrepareAbort;
+      if (m.state == TxnState::kPrepareCommit ||
+          m.state == TxnState::kPrepareAbort) {
+        LogInfo("transaction '", id, "' was left in ",
+                std::string(TxnStateName(m.state)),
+                ": writing its markers now");
+        WriteMarkers(id);
+      }
     }
-  }
-  b_.commits().CommitSoon();
+    // This runs before the loop serves any request: commit now, so that the
+    // first request already sees what the recovery wrote.
+    b_.commits().CommitNow();
+  });
   ScheduleTimeoutCheck();
 }
 
@@ -376,6 +388,7 @@ void TransactionCoordinator::WriteMarkers(const std::string& transactional_id) {
   auto it = transactions_.find(transactional_id);
   if (it == transactions_.end() || !it->second.InPrepare()) return;
   TxnMetadata& m = it->second;
+  if (b_.controller() != nullptr) return SendMarkers(m);
   bool commit = m.state == TxnState::kPrepareCommit;
   protocol::ControlType type =
       commit ? protocol::ControlType::kCommit : protocol::ControlType::kAbort;
@@ -392,14 +405,45 @@ void TransactionCoordinator::WriteMarkers(const std::string& transactional_id) {
     if (complete_group_offsets_)
       complete_group_offsets_(group, m.producer_id, commit);
   }
-  m.state = commit ? TxnState::kCompleteCommit : TxnState::kCompleteAbort;
+  LogDebug(commit ? "committed" : "aborted", " '", transactional_id,
+           "': ", written.size(), " marker(s)");
+  Complete(m);
+  PublishAppendsAfterCommit(b_, std::move(written));
+}
+
+void TransactionCoordinator::SendMarkers(TxnMetadata& m) {
+  TxnMarkers markers{.transactional_id = m.transactional_id,
+                     .producer_id = m.producer_id,
+                     .producer_epoch = m.producer_epoch,
+                     .commit = m.state == TxnState::kPrepareCommit,
+                     .coordinator_epoch = coordinator_epoch_,
+                     .partitions = m.partitions};
+  // A group's transactional offsets end with a marker on its offsets
+  // partition, which its coordinator applies.
+  for (const std::string& group : m.groups)
+    markers.partitions.emplace(kConsumerOffsetsTopic,
+                               CoordinatorPartition(group));
+  marker_sender_.Send(
+      std::move(markers), [this, id = m.transactional_id, pid = m.producer_id,
+                           epoch = m.producer_epoch, state = m.state] {
+        auto it = transactions_.find(id);
+        // Nothing else moves a transaction out of Prepare*; checked anyway.
+        if (it == transactions_.end() || it->second.state != state ||
+            it->second.producer_id != pid || it->second.producer_epoch != epoch)
+          return;
+        LogDebug("markers of '", id, "' acknowledged by every partition");
+        Complete(it->second);
+        b_.commits().CommitSoon();
+      });
+}
+
+void TransactionCoordinator::Complete(TxnMetadata& m) {
+  m.state = m.state == TxnState::kPrepareCommit ? TxnState::kCompleteCommit
+                                                : TxnState::kCompleteAbort;
   m.partitions.clear();
   m.groups.clear();
   m.last_update_ms = b_.NowMs();
   Persist(m);
-  LogDebug(commit ? "committed" : "aborted", " '", transactional_id,
-           "': ", written.size(), " marker(s)");
-  PublishAppendsAfterCommit(b_, std::move(written));
 }
 
 void TransactionCoordinator::ScheduleTimeoutCheck() {

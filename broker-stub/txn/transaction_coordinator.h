@@ -12,7 +12,13 @@
 //     -> the markers become visible, the partitions' LSO moves past the
 //     transaction.
 // A broker that stops between the two persisted steps finishes the markers when
-// it starts again (Recover()).
+// it starts again (Start()).
+//
+// In a cluster, the markers go to each partition's leader (and to each group's
+// coordinator) over WriteTxnMarkers (txn/marker_sender.h), and CompleteCommit
+// is persisted once every one of them acknowledged; until then the
+// transaction stays in PrepareCommit, so the producer's next transaction waits
+// (CONCURRENT_TRANSACTIONS).
 //
 // Runs on the broker's event-loop thread, like everything in BrokerState.
 #ifndef EXACTLY_BROKER_TXN_TRANSACTION_COORDINATOR_H_
@@ -29,6 +35,8 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "cluster/api_error.h"
+#include "peer/peer_pool.h"
+#include "txn/marker_sender.h"
 #include "txn/transaction_metadata.h"
 
 namespace exactly::broker {
@@ -102,6 +110,9 @@ class TransactionCoordinator {
                                         const std::string& topic,
                                         int32_t partition) const;
   int32_t coordinator_epoch() const { return coordinator_epoch_; }
+  // Connections to the other brokers of the cluster (markers, KIP-890
+  // verification of a partition leader's transactional batches).
+  PeerPool& peers() { return peers_; }
 
  private:
   // The checks every call after InitProducerId makes: known id, matching
@@ -118,6 +129,10 @@ class TransactionCoordinator {
   void FenceAndAbort(TxnMetadata& m, std::string_view why);
   // Appends the markers of a Prepare* transaction and completes it.
   void WriteMarkers(const std::string& transactional_id);
+  // In a cluster: sends them to the partitions' leaders, then completes.
+  void SendMarkers(TxnMetadata& m);
+  // Prepare* -> Complete*, persisted.
+  void Complete(TxnMetadata& m);
   void ScheduleTimeoutCheck();
   void AbortTimedOut();
 
@@ -126,6 +141,8 @@ class TransactionCoordinator {
   std::map<std::string, TxnMetadata> transactions_;
   int32_t coordinator_epoch_ = 0;
   asio::steady_timer timeout_timer_;
+  PeerPool peers_;
+  MarkerSender marker_sender_;
 };
 
 }  // namespace exactly::broker

@@ -65,6 +65,34 @@ TEST(AddPartitionsToTxnTest, NonFlexibleLayout) {
             Hex("00000000 00000001 0001 61 00000001 00000000 0000"));
 }
 
+// v4 (KIP-890): Transactions[TransactionalId, ProducerId, ProducerEpoch,
+// VerifyOnly, Topics] in the request; ErrorCode and ResultsByTransaction in
+// the response, as Kafka's AddPartitionsToTxn{Request,Response}.json lay
+// them out.
+TEST(AddPartitionsToTxnTest, BatchedLayoutV4) {
+  AddPartitionsToTxnRequest r;
+  auto& x = r.transactions.emplace_back();
+  x.transactional_id = "t";
+  x.producer_id = 1;
+  x.producer_epoch = 0;
+  x.verify_only = true;
+  x.topics = {{"a", {0}, {}}};
+  EXPECT_EQ(EncodeMessage(r, 4),
+            Hex("02 0274 0000000000000001 0000 01 02 0261 02 00000000 00 00 "
+                "00"));
+  ExpectRoundTrip(r, r, 4);
+
+  AddPartitionsToTxnResponse resp;
+  auto& rx = resp.transactions.emplace_back();
+  rx.transactional_id = "t";
+  rx.topics = {{"a", {{0, 48, {}}}, {}}};
+  EXPECT_EQ(EncodeMessage(resp, 4),
+            Hex("00000000 0000 02 0274 02 0261 02 00000000 0030 00 00 00 00"));
+  ExpectRoundTrip(resp, resp, 4);
+  ExpectTruncationFails(r, 4);
+  ExpectTruncationFails(resp, 4);
+}
+
 TEST(AddPartitionsToTxnTest, FlexibleLayout) {
   AddPartitionsToTxnRequest r;
   r.transactional_id = "t";
