@@ -86,11 +86,15 @@ struct Setup {
     auto o = cluster->broker(id).Offsets(kTopic, 0);
     return o.ok() ? o->log_end_offset : -1;
   }
-  // Every replica in the ISR and at the same log end.
+  // Every replica in the ISR and at the same log end, and the leader's high
+  // watermark there: what a consumer may read is all there is.
   bool FullyReplicated() {
-    if (isr_size() != 3) return false;
-    const int64_t end = log_end_on(1);
-    return end >= 0 && log_end_on(2) == end && log_end_on(3) == end;
+    const int32_t lead = leader();
+    if (isr_size() != 3 || lead < 1) return false;
+    auto o = cluster->broker(lead).Offsets(kTopic, 0);
+    if (!o.ok() || o->high_watermark != o->log_end_offset) return false;
+    const int64_t end = o->log_end_offset;
+    return log_end_on(1) == end && log_end_on(2) == end && log_end_on(3) == end;
   }
   void SetFollowersPaused(bool paused) {
     const int32_t lead = leader();
