@@ -7,11 +7,12 @@
 //   (*cluster)->CreateTopic("orders", 6, 3);   // 6 partitions, 3 replicas
 //   std::string servers = (*cluster)->bootstrap_servers();   // all three
 //
-// Work in progress (docs/architecture.md, "Cluster mode"): placement,
-// leaders, Metadata, replication (followers fetch from their leader),
-// the high watermark from the ISR, acks=all and min.insync.replicas work;
-// followers do not yet truncate after a failover, and the transaction and
-// group coordinators are not yet shared across the brokers.
+// docs/architecture.md, "Cluster mode", says how: placement, leaders,
+// Metadata, replication (followers truncate to their leader's log, then fetch
+// from it), the high watermark from the ISR, acks=all, min.insync.replicas,
+// one transaction / group coordinator per key with markers sent to each
+// partition's leader, and per-broker faults. Not yet: coordinator failover
+// (a coordinator's keys wait for its broker) and a durable controller.
 #ifndef EXACTLY_BROKER_CLUSTER_H_
 #define EXACTLY_BROKER_CLUSTER_H_
 
