@@ -3,6 +3,7 @@
 // below it. Fetches below the new start get OFFSET_OUT_OF_RANGE and ListOffsets
 // EARLIEST returns it. Answered once the new start is durable.
 #include "absl/strings/str_cat.h"
+#include "cluster/cluster_membership.h"
 #include "cluster/topic_admin.h"
 #include "handlers/admin_handlers.h"
 #include "util/logging.h"
@@ -21,6 +22,13 @@ void HandleDeleteRecords(BrokerState& b, const RequestHeader& h,
       rp.index = p.index;
       if (auto injected = b.faults().TakeError(h.api_key, &t.name, p.index)) {
         rp.error_code = *injected;
+        continue;
+      }
+      // In a cluster only the leader moves a log start (its followers keep
+      // theirs: a limit the README names).
+      if (protocol::ErrorCode leadership = LeadershipError(b, t.name, p.index);
+          leadership != protocol::ErrorCode::kNone) {
+        rp.error_code = static_cast<int16_t>(leadership);
         continue;
       }
       DeleteRecordsOutcome outcome =

@@ -28,6 +28,11 @@ class BrokerProcess:
 
     def __init__(self, *extra_args, data_dir=None):
         self.args = [broker_binary(), "--port", "0", *extra_args]
+        # EXACTLY_INTEROP_BROKERS=3 runs every test against a cluster of three
+        # in one process (exactly-broker --brokers 3), replication factor 3.
+        brokers = os.environ.get("EXACTLY_INTEROP_BROKERS")
+        if brokers and "--brokers" not in extra_args:
+            self.args += ["--brokers", brokers]
         if data_dir:
             self.args += ["--data-dir", data_dir]
         self.proc = None
