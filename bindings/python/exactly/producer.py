@@ -85,7 +85,7 @@ def _complete_futures(native_ref: "weakref.ref[Any]") -> None:
     """The producer's future-completing thread: ends with the producer."""
     while True:
         native = native_ref()
-        if native is None or not native.complete_futures(0.5):
+        if native is None or not native.complete_futures(0.1):
             return
         del native
 
@@ -190,7 +190,17 @@ class _ProducerApi(ClosesOnExit):
         """Flushes for up to `timeout` seconds, fails what is still queued
         (their callbacks run with an error) and stops. Later calls do
         nothing."""
-        self._native.close(timeout)
+        try:
+            self._native.close(timeout)
+        finally:
+            # The future-completing thread sees the close within one wait
+            # and ends: joined here, so that it is never left inside the
+            # extension when the interpreter exits (a daemon thread there is
+            # ended in the middle of a C++ call, which aborts the process).
+            completer, self._completer = self._completer, None
+            if (completer is not None
+                    and completer is not threading.current_thread()):
+                completer.join()
 
     @property
     def closed(self) -> bool:
