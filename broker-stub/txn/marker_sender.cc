@@ -64,7 +64,9 @@ void MarkerSender::Attempt(const std::shared_ptr<Pending>& p) {
       by_broker[target->node_id].emplace_back(topic, index);
     ++it;
   }
-  for (const auto& [node, partitions] : by_broker) {
+  for (const auto& [broker_id, partitions] : by_broker) {
+    // A copy: clang before 16 cannot capture a structured binding.
+    const int32_t node = broker_id;
     WriteTxnMarkersRequest request;
     WriteTxnMarkersRequest::Marker& marker = request.markers.emplace_back();
     marker.producer_id = p->markers.producer_id;
