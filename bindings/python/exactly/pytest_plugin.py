@@ -74,7 +74,8 @@ class ExternalBroker:
         return self._skip("fault injection")
 
     def create_topic(self, name: str, partitions: int = 1,
-                     config: Optional[Mapping[str, Any]] = None) -> None:
+                     config: Optional[Mapping[str, Any]] = None,
+                     replication_factor: int = -1) -> None:
         try:
             from confluent_kafka.admin import AdminClient, NewTopic
         except ImportError:
@@ -83,7 +84,7 @@ class ExternalBroker:
         # Replication factor -1: the cluster's default.replication.factor, so
         # that acks=all meets a min.insync.replicas above 1.
         futures = admin.create_topics([NewTopic(
-            name, partitions, -1,
+            name, partitions, replication_factor,
             config={k: str(v) for k, v in (config or {}).items()})])
         for future in futures.values():
             future.result()
@@ -248,11 +249,16 @@ def exactly_broker(request: pytest.FixtureRequest,
 def exactly_cluster(request: pytest.FixtureRequest,
                     exactly_broker_factory: Callable[..., Broker]) -> Any:
     """A started cluster of bundled brokers (3 unless the exactly_cluster
-    marker says otherwise), new for this test; the real cluster named by
-    EXACTLY_TEST_BOOTSTRAP instead, where its faults skip the test."""
+    marker says otherwise), new for this test. With EXACTLY_TEST_BOOTSTRAP
+    naming a real cluster the test is skipped, saying so: its point is the
+    per-broker faults."""
     external = os.environ.get(ENV_BOOTSTRAP)
     if external:
-        return ExternalBroker(external)
+        # Every use of this fixture is about one broker's faults, which a
+        # real cluster cannot take.
+        pytest.skip("exactly_cluster's per-broker faults need the bundled "
+                    f"brokers; {ENV_BOOTSTRAP} names a real cluster "
+                    f"({external})")
     marker = request.node.get_closest_marker("exactly_cluster")
     options = dict(marker.kwargs) if marker is not None else {}
     options.setdefault("brokers", 3)
