@@ -17,40 +17,18 @@
 #include "protocol/record_batch.h"
 #include "protocol/request_header.h"
 #include "support/kafka_client.h"
-#include "support/raw_connection.h"
+#include "support/raw_call.h"
 #include "support/temp_dir.h"
 
 namespace exactly::broker {
 namespace {
 
+using ::exactly::testing::Call;
 using ::exactly::testing::ConsumeAll;
 using ::exactly::testing::DeliveryCounter;
 using ::exactly::testing::NewClient;
 using ::exactly::testing::ProduceOne;
-using ::exactly::testing::RawConnection;
 using protocol::ErrorCode;
-
-// Sends `request` on a fresh connection to `port` and decodes the answer.
-template <class Response, class Request>
-Response Call(uint16_t port, int16_t version, const Request& request) {
-  RawConnection c(port);
-  protocol::RequestHeader h;
-  h.api_key = static_cast<int16_t>(Request::kApiKey);
-  h.api_version = version;
-  h.correlation_id = 7;
-  h.client_id = "cluster-test";
-  EXPECT_TRUE(c.Send(protocol::EncodeRequestFrame(h, request)));
-  std::optional<std::string> frame = c.ReadFrame();
-  EXPECT_TRUE(frame.has_value()) << "no response";
-  if (!frame) return Response{};
-  std::string_view body = *frame;
-  EXPECT_TRUE(
-      protocol::ParseResponseHeader(Request::kApiKey, version, &body).ok());
-  absl::StatusOr<Response> response =
-      protocol::DecodeMessage<Response>(body, version);
-  EXPECT_TRUE(response.ok()) << response.status();
-  return response.ok() ? *response : Response{};
-}
 
 protocol::MetadataResponse Metadata(uint16_t port, const std::string& topic) {
   protocol::MetadataRequest request;
@@ -246,16 +224,20 @@ bool Eventually(Pred done, int seconds = 10) {
   return done();
 }
 
-// Produces `count` records "<prefix>-<i>" with an idempotent producer
-// (acks=all) and waits for every delivery report.
+// Produces `count` records "<prefix>-<i>" and waits for every delivery
+// report: with an idempotent producer (acks=all), or with `acks1` a plain
+// acks=1 one (an idempotent producer needs acks=all).
 void ProduceAll(const std::string& servers, const std::string& topic,
                 int32_t partition, const std::string& prefix, int count,
-                DeliveryCounter* counter) {
-  auto producer = NewClient(RD_KAFKA_PRODUCER,
-                            {{"bootstrap.servers", servers},
-                             {"enable.idempotence", "true"},
-                             {"linger.ms", "2"}},
-                            &DeliveryCounter::OnDelivery, counter);
+                DeliveryCounter* counter, bool acks1 = false) {
+  auto producer = NewClient(
+      RD_KAFKA_PRODUCER,
+      {{"bootstrap.servers", servers},
+       acks1
+           ? std::pair<std::string, std::string>{"acks", "1"}
+           : std::pair<std::string, std::string>{"enable.idempotence", "true"},
+       {"linger.ms", "2"}},
+      &DeliveryCounter::OnDelivery, counter);
   ASSERT_TRUE(producer);
   for (int i = 0; i < count; ++i)
     ASSERT_EQ(ProduceOne(producer.get(), topic, partition, "k",
@@ -443,23 +425,6 @@ TEST_F(ClusterTest, AdminChangesReachEveryBroker) {
   EXPECT_FALSE(cluster_->DescribePartition("admin", 0).ok());
 }
 
-// Produces `count` records "<prefix>-<i>" with acks=1 (not idempotent: an
-// idempotent producer needs acks=all) to whichever broker leads.
-void ProduceAcks1(const std::string& servers, const std::string& topic,
-                  int32_t partition, const std::string& prefix, int count,
-                  DeliveryCounter* counter) {
-  auto producer = NewClient(
-      RD_KAFKA_PRODUCER,
-      {{"bootstrap.servers", servers}, {"acks", "1"}, {"linger.ms", "2"}},
-      &DeliveryCounter::OnDelivery, counter);
-  ASSERT_TRUE(producer);
-  for (int i = 0; i < count; ++i)
-    ASSERT_EQ(ProduceOne(producer.get(), topic, partition, "k",
-                         prefix + "-" + std::to_string(i)),
-              RD_KAFKA_RESP_ERR_NO_ERROR);
-  ASSERT_EQ(rd_kafka_flush(producer.get(), 30000), RD_KAFKA_RESP_ERR_NO_ERROR);
-}
-
 // KIP-101: a leader acknowledges records under acks=1 that no follower copied
 // (replication into both is paused), dies, and comes back as a follower of the
 // replica that took over and wrote on. It must drop what it alone had, so the
@@ -488,8 +453,8 @@ TEST(ClusterTruncationTest, AReturningLeaderDropsWhatOnlyItHad) {
 
   for (int32_t id = 1; id <= 3; ++id)
     if (id != old_leader) cluster.broker(id).faults().PauseReplication();
-  ProduceAcks1(cluster.broker(old_leader).bootstrap_servers(), "diverge", 0,
-               "only-on-the-old-leader", 50, &counter);
+  ProduceAll(cluster.broker(old_leader).bootstrap_servers(), "diverge", 0,
+             "only-on-the-old-leader", 50, &counter, /*acks1=*/true);
   ASSERT_EQ(counter.delivered.load(), 150) << "acks=1 answered by the leader";
   ASSERT_EQ(cluster.broker(old_leader).Offsets("diverge", 0)->log_end_offset,
             150);

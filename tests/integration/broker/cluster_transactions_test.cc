@@ -22,44 +22,22 @@
 #include "protocol/request_header.h"
 #include "support/group_helpers.h"
 #include "support/kafka_client.h"
-#include "support/raw_connection.h"
+#include "support/raw_call.h"
 #include "support/temp_dir.h"
 
 namespace exactly::broker {
 namespace {
 
+using ::exactly::testing::Call;
 using ::exactly::testing::ConsumeAll;
 using ::exactly::testing::ConsumedRecord;
 using ::exactly::testing::GroupConsumer;
 using ::exactly::testing::NewClient;
 using ::exactly::testing::PollUntil;
 using ::exactly::testing::ProduceOne;
-using ::exactly::testing::RawConnection;
 using ::exactly::testing::RdKafkaPtr;
 using ::exactly::testing::TempDir;
 using protocol::ErrorCode;
-
-// Sends `request` on a fresh connection to `port` and decodes the answer.
-template <class Response, class Request>
-Response Call(uint16_t port, int16_t version, const Request& request) {
-  RawConnection c(port);
-  protocol::RequestHeader h;
-  h.api_key = static_cast<int16_t>(Request::kApiKey);
-  h.api_version = version;
-  h.correlation_id = 11;
-  h.client_id = "cluster-transactions-test";
-  EXPECT_TRUE(c.Send(protocol::EncodeRequestFrame(h, request)));
-  std::optional<std::string> frame = c.ReadFrame();
-  EXPECT_TRUE(frame.has_value()) << "no response";
-  if (!frame) return Response{};
-  std::string_view body = *frame;
-  EXPECT_TRUE(
-      protocol::ParseResponseHeader(Request::kApiKey, version, &body).ok());
-  absl::StatusOr<Response> response =
-      protocol::DecodeMessage<Response>(body, version);
-  EXPECT_TRUE(response.ok()) << response.status();
-  return response.ok() ? *response : Response{};
-}
 
 // FindCoordinator v1 asked of `port`: the coordinator's node id, or -1.
 int32_t FindCoordinator(uint16_t port, int8_t key_type,
