@@ -160,6 +160,12 @@ Topic* BrokerState::FindTopic(std::string_view name, bool auto_create) {
   return topics_.Find(name);
 }
 
+int32_t BrokerState::MinInsyncReplicas(const Topic& topic) const {
+  return topic.config.IsExplicit("min.insync.replicas")
+             ? topic.config.min_insync_replicas()
+             : options_.min_insync_replicas;
+}
+
 Partition* BrokerState::FindPartition(std::string_view topic,
                                       int32_t partition) {
   Topic* t = topics_.Find(topic);
@@ -171,9 +177,14 @@ int64_t BrokerState::AllocateProducerId() {
     // In a cluster every broker hands out ids: each takes blocks from the
     // controller, so no id is given twice.
     if (producer_id_block_left_ == 0) {
-      Controller::ProducerIdBlock block = controller_->AllocateProducerIds();
-      next_producer_id_ = block.first;
-      producer_id_block_left_ = block.count;
+      absl::StatusOr<Controller::ProducerIdBlock> block =
+          controller_->AllocateProducerIds();
+      if (!block.ok()) {
+        LogError("no producer id block: ", block.status().message());
+        return -1;
+      }
+      next_producer_id_ = block->first;
+      producer_id_block_left_ = block->count;
     }
     --producer_id_block_left_;
     return next_producer_id_++;

@@ -89,10 +89,15 @@ class BrokerState {
   // The topic, created with the default partition count if auto-creation allows
   // and asked.
   Topic* FindTopic(std::string_view name, bool auto_create);
+  // The topic's min.insync.replicas, or this broker's default when the topic
+  // does not set one.
+  int32_t MinInsyncReplicas(const Topic& topic) const;
   Partition* FindPartition(std::string_view topic, int32_t partition);
 
   // A producer id never handed out before, also across restarts with a data
-  // dir.
+  // dir; -1 when none can be had now (a cluster's controller could not save
+  // its next block: the caller answers COORDINATOR_LOAD_IN_PROGRESS, which
+  // clients retry, as Kafka's brokers do while they wait for a block).
   int64_t AllocateProducerId();
 
   // Stages the durable form of an append: the batch and the producer's state,

@@ -26,9 +26,19 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
     return absl::InvalidArgumentError(
         absl::StrCat("default replication factor ", replication_factor,
                      " is not in [1, ", options.brokers, "]"));
-  auto controller = std::make_shared<Controller>(ControllerOptions{
-      .default_replication_factor = replication_factor,
-      .unclean_leader_election = options.unclean_leader_election});
+  // With a data dir the controller keeps its decisions beside the brokers'
+  // folders, so the cluster restarts as it was.
+  absl::StatusOr<std::shared_ptr<Controller>> opened =
+      Controller::Open(ControllerOptions{
+          .default_replication_factor = replication_factor,
+          .unclean_leader_election = options.unclean_leader_election,
+          .state_dir = options.broker.data_dir.empty()
+                           ? std::string()
+                           : (std::filesystem::path(options.broker.data_dir) /
+                              "controller")
+                                 .string()});
+  if (!opened.ok()) return opened.status();
+  std::shared_ptr<Controller> controller = std::move(*opened);
   std::unique_ptr<Cluster> cluster(new Cluster(options, controller));
   for (int32_t id = 1; id <= options.brokers; ++id) {
     BrokerOptions broker = options.broker;
@@ -44,6 +54,9 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
     if (!started.ok()) return started.status();
     cluster->brokers_.push_back(std::move(*started));
   }
+  // Brokers the saved state names that this cluster does not run (it had
+  // more before) give up their leaderships now.
+  controller->FenceUnregistered();
   return cluster;
 }
 

@@ -138,7 +138,9 @@ ErrorCode LeadershipError(const BrokerState& b, std::string_view topic,
   const ClusterMetadata* m = b.cluster_metadata();
   if (b.controller() == nullptr || m == nullptr) return ErrorCode::kNone;
   const PartitionState* p = m->partition(topic, partition);
-  if (p == nullptr) return ErrorCode::kNone;
+  // A partition this broker holds that the controller does not (deleted
+  // while this broker was down): a stray, served by no one, as in Kafka.
+  if (p == nullptr) return ErrorCode::kUnknownTopicOrPartition;
   if (p->leader == b.options().node_id) return ErrorCode::kNone;
   if (p->leader == kNoLeader) return ErrorCode::kLeaderNotAvailable;
   return ErrorCode::kNotLeaderOrFollower;

@@ -23,8 +23,8 @@ void ApplyClusterMetadata(BrokerState& b,
 
 // kNone when this broker leads `topic`[`partition`] (or has no controller);
 // NOT_LEADER_OR_FOLLOWER when another broker does, LEADER_NOT_AVAILABLE when
-// none does (an offline partition). A partition the controller does not know
-// is the caller's UNKNOWN_TOPIC_OR_PARTITION to answer.
+// none does (an offline partition), UNKNOWN_TOPIC_OR_PARTITION when the
+// controller does not know it (a stray this broker kept from before).
 protocol::ErrorCode LeadershipError(const BrokerState& b,
                                     std::string_view topic, int32_t partition);
 

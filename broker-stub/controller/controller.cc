@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "controller/controller_state_file.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
@@ -84,11 +85,43 @@ ApiError CheckSomeReplicaAlive(const ClusterMetadata& m,
   return {};
 }
 
+// What a request that changed nothing because the change could not be saved
+// is told (Kafka's controller would fail the write the same way).
+ApiError NotSaved(const absl::Status& s) {
+  return Error(
+      ErrorCode::kUnknownServerError,
+      absl::StrCat("the controller could not save the change: ", s.message()));
+}
+
 }  // namespace
 
 Controller::Controller(ControllerOptions options)
     : options_(std::move(options)),
       current_(std::make_shared<const ClusterMetadata>()) {}
+
+absl::StatusOr<std::shared_ptr<Controller>> Controller::Open(
+    ControllerOptions options) {
+  auto controller = std::make_shared<Controller>(std::move(options));
+  const std::string& dir = controller->options_.state_dir;
+  if (dir.empty()) return controller;
+  absl::StatusOr<ControllerState> state = LoadControllerState(dir);
+  if (absl::IsNotFound(state.status())) return controller;
+  if (!state.ok()) return state.status();
+  // No broker is running yet. Each keeps its leaderships and ISR places
+  // until it registers (a whole cluster restarting comes back as it was) or
+  // FenceUnregistered gives up on it.
+  for (auto& [id, info] : state->metadata.brokers) {
+    info.fenced = true;
+    controller->unregistered_.insert(id);
+  }
+  controller->next_producer_id_ = state->next_producer_id;
+  controller->current_ =
+      std::make_shared<const ClusterMetadata>(std::move(state->metadata));
+  LogInfo("controller: state of version ", controller->current_->version,
+          " loaded from ", dir, ": ", controller->current_->topics.size(),
+          " topics, ", controller->current_->brokers.size(), " brokers");
+  return controller;
+}
 
 std::shared_ptr<const ClusterMetadata> Controller::metadata() const {
   std::lock_guard lock(read_mu_);
@@ -99,14 +132,26 @@ std::shared_ptr<ClusterMetadata> Controller::Copy() const {
   return std::make_shared<ClusterMetadata>(*metadata());
 }
 
-void Controller::Publish(std::shared_ptr<ClusterMetadata> next) {
+absl::Status Controller::Publish(std::shared_ptr<ClusterMetadata> next) {
   ++next->version;
+  if (!options_.state_dir.empty()) {
+    // On disk before any broker acts on it: a restart never finds a state
+    // older than what a broker already did.
+    if (absl::Status s =
+            SaveControllerState(options_.state_dir, *next, next_producer_id_);
+        !s.ok()) {
+      LogError("controller: change of version ", next->version,
+               " not made, its state could not be saved: ", s.message());
+      return s;
+    }
+  }
   std::shared_ptr<const ClusterMetadata> published = std::move(next);
   {
     std::lock_guard lock(read_mu_);
     current_ = published;
   }
   for (auto& [handle, listener] : listeners_) listener(published);
+  return absl::OkStatus();
 }
 
 int Controller::Subscribe(Listener listener) {
@@ -139,16 +184,39 @@ void Controller::RegisterBroker(int32_t node_id, std::string host,
     }
     if (topic) placement = std::move(topic);
   }
-  Publish(std::move(next));
+  if (Publish(std::move(next)).ok()) unregistered_.erase(node_id);
 }
 
 void Controller::FenceBroker(int32_t node_id) {
   std::lock_guard lock(change_mu_);
+  const std::shared_ptr<const ClusterMetadata> current = metadata();
+  const BrokerInfo* broker = current->broker(node_id);
+  if (broker == nullptr || broker->fenced) return;
   auto next = Copy();
-  auto it = next->brokers.find(node_id);
-  if (it == next->brokers.end() || it->second.fenced) return;
+  MoveAwayFrom(*next, node_id);
+  (void)Publish(std::move(next));  // logged there
+}
+
+void Controller::FenceUnregistered() {
+  std::lock_guard lock(change_mu_);
+  if (unregistered_.empty()) return;
+  auto next = Copy();
+  bool changed = false;
+  for (int32_t node_id : unregistered_) {
+    LogWarning("controller: broker ", node_id,
+               " did not come back; its leaderships move");
+    changed |= MoveAwayFrom(*next, node_id);
+  }
+  unregistered_.clear();
+  if (changed) (void)Publish(std::move(next));  // logged there
+}
+
+bool Controller::MoveAwayFrom(ClusterMetadata& next, int32_t node_id) {
+  auto it = next.brokers.find(node_id);
+  if (it == next.brokers.end()) return false;
+  bool changed = !it->second.fenced;
   it->second.fenced = true;
-  for (auto& [name, placement] : next->topics) {
+  for (auto& [name, placement] : next.topics) {
     std::shared_ptr<TopicPlacement> topic;
     for (size_t i = 0; i < placement->partitions.size(); ++i) {
       PartitionState p = placement->partitions[i];
@@ -162,7 +230,7 @@ void Controller::FenceBroker(int32_t node_id) {
       }
       if (led) {
         p.leader = kNoLeader;
-        if (!ElectIfLeaderless(*next, p, placement->unclean_leader_election)) {
+        if (!ElectIfLeaderless(next, p, placement->unclean_leader_election)) {
           // Offline: no one may lead; the epoch still moves, so the deposed
           // leader's epoch is stale when it returns.
           ++p.leader_epoch;
@@ -173,10 +241,11 @@ void Controller::FenceBroker(int32_t node_id) {
         continue;  // a replica out of sync that led nothing: no change
       if (!topic) topic = std::make_shared<TopicPlacement>(*placement);
       topic->partitions[i] = std::move(p);
+      changed = true;
     }
     if (topic) placement = std::move(topic);
   }
-  Publish(std::move(next));
+  return changed;
 }
 
 ApiError Controller::CreateTopic(const NewTopic& request, bool validate_only) {
@@ -227,7 +296,7 @@ ApiError Controller::CreateTopic(const NewTopic& request, bool validate_only) {
   for (ReplicaList& r : replicas)
     topic->partitions.push_back(NewPartition(*next, std::move(r)));
   next->topics[request.name] = std::move(topic);
-  Publish(std::move(next));
+  if (absl::Status s = Publish(std::move(next)); !s.ok()) return NotSaved(s);
   return {};
 }
 
@@ -288,7 +357,7 @@ ApiError Controller::AddPartitions(
   for (ReplicaList& r : replicas)
     topic->partitions.push_back(NewPartition(*next, std::move(r)));
   next->topics.find(name)->second = std::move(topic);
-  Publish(std::move(next));
+  if (absl::Status s = Publish(std::move(next)); !s.ok()) return NotSaved(s);
   return {};
 }
 
@@ -297,7 +366,7 @@ void Controller::DeleteTopic(std::string_view name) {
   if (metadata()->topic(name) == nullptr) return;
   auto next = Copy();
   next->topics.erase(next->topics.find(name));
-  Publish(std::move(next));
+  (void)Publish(std::move(next));  // logged there
 }
 
 void Controller::SetTopicConfigs(std::string_view name,
@@ -309,7 +378,7 @@ void Controller::SetTopicConfigs(std::string_view name,
   auto topic = std::make_shared<TopicPlacement>(*existing);
   topic->configs = std::move(configs);
   next->topics.find(name)->second = std::move(topic);
-  Publish(std::move(next));
+  (void)Publish(std::move(next));  // logged there
 }
 
 void Controller::SetUncleanLeaderElection(std::string_view name, bool enabled) {
@@ -325,12 +394,20 @@ void Controller::SetUncleanLeaderElection(std::string_view name, bool enabled) {
   for (PartitionState& p : topic->partitions)
     ElectIfLeaderless(*next, p, enabled);
   next->topics.find(name)->second = std::move(topic);
-  Publish(std::move(next));
+  (void)Publish(std::move(next));  // logged there
 }
 
-Controller::ProducerIdBlock Controller::AllocateProducerIds() {
+absl::StatusOr<Controller::ProducerIdBlock> Controller::AllocateProducerIds() {
   std::lock_guard lock(change_mu_);
   ProducerIdBlock block{next_producer_id_, kProducerIdBlockSize};
+  // Saved before it is handed out: after a restart no id of this block is
+  // given again.
+  if (!options_.state_dir.empty()) {
+    if (absl::Status s = SaveControllerState(options_.state_dir, *metadata(),
+                                             block.first + block.count);
+        !s.ok())
+      return s;
+  }
   next_producer_id_ += kProducerIdBlockSize;
   return block;
 }
@@ -374,9 +451,10 @@ ApiError Controller::AlterIsr(std::string_view topic_name, int32_t partition,
     if (std::find(isr.begin(), isr.end(), r) != isr.end()) ordered.push_back(r);
   changed.isr = std::move(ordered);
   ++changed.partition_epoch;
-  if (state != nullptr) *state = changed;
+  PartitionState result = changed;
   next->topics.find(topic_name)->second = std::move(topic);
-  Publish(std::move(next));
+  if (absl::Status s = Publish(std::move(next)); !s.ok()) return NotSaved(s);
+  if (state != nullptr) *state = std::move(result);
   return {};
 }
 

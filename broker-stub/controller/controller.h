@@ -5,6 +5,11 @@
 // (AlterPartition). Every decision becomes a new ClusterMetadata snapshot,
 // handed to each subscribed broker, which follows it on its own thread.
 //
+// With a state folder every decision is on disk before any broker hears of
+// it (controller_state_file.h), so a cluster restarted from its data dirs
+// finds its topics, leaders, epochs and ISRs again; without one it lives in
+// memory.
+//
 // Thread-safe. Changes are applied one at a time, and listeners are told of
 // them in version order; a listener must not call back into the controller
 // (brokers post the snapshot to their event loop and return).
@@ -17,10 +22,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "cluster/api_error.h"
 #include "controller/cluster_metadata.h"
 
@@ -32,6 +40,8 @@ struct ControllerOptions {
   int32_t default_replication_factor = 1;
   // unclean.leader.election.enable, for topics that do not set it.
   bool unclean_leader_election = false;
+  // Where the controller keeps its state; empty: in memory only.
+  std::string state_dir;
 };
 
 struct NewTopic {
@@ -50,7 +60,15 @@ class Controller {
   using Listener =
       std::function<void(std::shared_ptr<const ClusterMetadata> metadata)>;
 
+  // A new, empty controller; it saves into options.state_dir when that is
+  // set (Open also takes up what is saved there).
   explicit Controller(ControllerOptions options = {});
+  // A controller that keeps its state in options.state_dir (when set), taking
+  // up the state found there. The brokers it names start fenced: each leads
+  // and follows again once it registers, with the leaders, epochs and ISRs
+  // it had. DataLoss when the state there is damaged.
+  static absl::StatusOr<std::shared_ptr<Controller>> Open(
+      ControllerOptions options);
   Controller(const Controller&) = delete;
   Controller& operator=(const Controller&) = delete;
 
@@ -71,6 +89,10 @@ class Controller {
   // out-of-sync one only with unclean election), or none: the partition is
   // offline until a replica that may lead returns.
   void FenceBroker(int32_t node_id);
+  // Moves leaderships and ISR places away from every broker that has not
+  // registered since this controller took up its saved state (a cluster
+  // restarted with fewer brokers than before), as FenceBroker does for one.
+  void FenceUnregistered();
 
   ApiError CreateTopic(const NewTopic& topic, bool validate_only = false);
   // Grows `name` to `total` partitions; `assignments` holds the new ones'
@@ -92,7 +114,8 @@ class Controller {
     int64_t count = 0;
   };
   static constexpr int64_t kProducerIdBlockSize = 1000;
-  ProducerIdBlock AllocateProducerIds();
+  // Fails (and hands out nothing) when the state cannot be saved.
+  absl::StatusOr<ProducerIdBlock> AllocateProducerIds();
 
   // AlterPartition: the leader of a partition, at `leader_epoch` and
   // `partition_epoch`, asks for `isr` as the new in-sync set. Refused with
@@ -106,9 +129,13 @@ class Controller {
                     const ReplicaList& isr, PartitionState* state = nullptr);
 
  private:
-  // Publishes `next` (version + 1) and tells the listeners. Called with
-  // change_mu_ held.
-  void Publish(std::shared_ptr<ClusterMetadata> next);
+  // Saves (when durable) and publishes `next` (version + 1), then tells the
+  // listeners. A decision that cannot be saved is not published: the error
+  // is returned and the current snapshot stays. Called with change_mu_ held.
+  absl::Status Publish(std::shared_ptr<ClusterMetadata> next);
+  // Fences `node_id` in `next` (already fenced or not) and moves its
+  // leaderships and ISR places. Returns whether anything changed.
+  bool MoveAwayFrom(ClusterMetadata& next, int32_t node_id);
   std::shared_ptr<ClusterMetadata> Copy() const;
 
   const ControllerOptions options_;
@@ -120,6 +147,8 @@ class Controller {
   std::map<int, Listener> listeners_;
   int next_handle_ = 1;
   int64_t next_producer_id_ = 1;  // guarded by change_mu_
+  // Brokers named by the loaded state that have not registered since.
+  std::set<int32_t> unregistered_;  // guarded by change_mu_
 };
 
 }  // namespace exactly::broker

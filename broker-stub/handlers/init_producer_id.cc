@@ -42,6 +42,12 @@ void HandleInitProducerId(BrokerState& b, const RequestHeader& h,
   // An idempotent producer always gets a new id at epoch 0, as Kafka does, even
   // when it sends its current id (KIP-360 is for transactional producers).
   response.producer_id = b.AllocateProducerId();
+  if (response.producer_id < 0) {
+    response.error_code =
+        static_cast<int16_t>(ErrorCode::kCoordinatorLoadInProgress);
+    r.Send(response);
+    return;
+  }
   response.producer_epoch = 0;
   b.commits().AfterCommit([response,
                            r = std::move(r)](const absl::Status& s) mutable {

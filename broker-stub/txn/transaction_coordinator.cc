@@ -35,6 +35,12 @@ ApiError Fenced(int16_t version, int16_t fenced_code_version,
                std::move(message));
 }
 
+// The controller could not hand out a block of producer ids: retriable.
+ApiError NoProducerId() {
+  return Error(ErrorCode::kCoordinatorLoadInProgress,
+               "no producer id can be had now; retry");
+}
+
 }  // namespace
 
 TransactionCoordinator::TransactionCoordinator(
@@ -176,9 +182,11 @@ void TransactionCoordinator::InitProducerId(
       return fail(Fenced(version, 4,
                          "no producer id is known for this transactional id"));
     }
+    const int64_t producer_id = b_.AllocateProducerId();
+    if (producer_id < 0) return fail(NoProducerId());
     TxnMetadata& m = transactions_[transactional_id];
     m.transactional_id = transactional_id;
-    m.producer_id = b_.AllocateProducerId();
+    m.producer_id = producer_id;
     m.producer_epoch = 0;
     m.timeout_ms = timeout_ms;
     m.state = TxnState::kEmpty;
@@ -211,7 +219,9 @@ void TransactionCoordinator::InitProducerId(
                     expected_epoch != m.producer_epoch;
     if (!is_retry) {
       if (m.producer_epoch >= kMaxEpoch) {
-        m.producer_id = b_.AllocateProducerId();
+        const int64_t producer_id = b_.AllocateProducerId();
+        if (producer_id < 0) return fail(NoProducerId());
+        m.producer_id = producer_id;
         m.last_producer_epoch = -1;
         m.producer_epoch = 0;
       } else {

@@ -243,10 +243,13 @@ TEST_F(ControllerTest, ListenersSeeEveryVersionInOrder) {
 }
 
 TEST_F(ControllerTest, ProducerIdBlocksNeverOverlap) {
-  Controller::ProducerIdBlock a = controller_.AllocateProducerIds();
-  Controller::ProducerIdBlock b = controller_.AllocateProducerIds();
-  EXPECT_GT(a.count, 0);
-  EXPECT_GE(b.first, a.first + a.count);
+  absl::StatusOr<Controller::ProducerIdBlock> a =
+      controller_.AllocateProducerIds();
+  absl::StatusOr<Controller::ProducerIdBlock> b =
+      controller_.AllocateProducerIds();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_GT(a->count, 0);
+  EXPECT_GE(b->first, a->first + a->count);
 }
 
 }  // namespace
