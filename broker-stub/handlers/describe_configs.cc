@@ -12,6 +12,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "controller/controller.h"
 #include "handlers/admin_handlers.h"
 
 namespace exactly::broker {
@@ -44,7 +45,13 @@ std::vector<BrokerConfig> BrokerConfigs(const BrokerState& b) {
                                            ":", b.advertised_port()));
   add("auto.create.topics.enable", o.auto_create_topics ? "true" : "false");
   add("broker.id", absl::StrCat(o.node_id));
-  add("default.replication.factor", "1", kSourceDefaultConfig);
+  const Controller* controller = b.controller();
+  if (controller != nullptr) {
+    add("default.replication.factor",
+        absl::StrCat(controller->options().default_replication_factor));
+  } else {
+    add("default.replication.factor", "1", kSourceDefaultConfig);
+  }
   add("group.initial.rebalance.delay.ms",
       absl::StrCat(o.group_initial_rebalance_delay_ms));
   add("group.max.session.timeout.ms",
@@ -66,6 +73,12 @@ std::vector<BrokerConfig> BrokerConfigs(const BrokerState& b) {
       add(name, absl::StrCat(o.flush.every_messages));
     } else if (name == "log.flush.interval.ms" && o.flush.every_ms > 0) {
       add(name, absl::StrCat(o.flush.every_ms));
+    } else if (name == "min.insync.replicas" && o.min_insync_replicas != 1) {
+      add(name, absl::StrCat(o.min_insync_replicas));
+    } else if (name == "unclean.leader.election.enable" &&
+               controller != nullptr &&
+               controller->options().unclean_leader_election) {
+      add(name, "true");
     } else {
       add(name, std::string(d.default_value), kSourceDefaultConfig);
     }

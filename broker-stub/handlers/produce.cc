@@ -217,16 +217,14 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
                                       " does not lead ", t.name, "-", p.index));
         continue;
       }
-      if (request.acks == -1 && NeedsReplicaAcks(*partition) &&
-          partition->replication().followers.isr().size() <
-              static_cast<size_t>(topic->config.min_insync_replicas())) {
+      if (const size_t min_isr = RequiredInSyncReplicas(b, *topic, *partition);
+          request.acks == -1 && InSyncReplicaCount(*partition) < min_isr) {
         fail(ErrorCode::kNotEnoughReplicas,
              absl::StrCat("The size of the current ISR ",
-                          partition->replication().followers.isr().size(),
+                          InSyncReplicaCount(*partition),
                           " is insufficient to satisfy the min.isr "
                           "requirement of ",
-                          topic->config.min_insync_replicas(), " for ", t.name,
-                          "-", p.index));
+                          min_isr, " for ", t.name, "-", p.index));
         continue;
       }
       if (ApiError unverified =

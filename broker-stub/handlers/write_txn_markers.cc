@@ -143,9 +143,8 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
         // replicas are in sync, answered once the high watermark passes them.
         const bool replicated = NeedsReplicaAcks(*p);
         if (const Topic* topic = b.topics().Find(t.name);
-            replicated && topic != nullptr &&
-            p->replication().followers.isr().size() <
-                static_cast<size_t>(topic->config.min_insync_replicas())) {
+            topic != nullptr &&
+            InSyncReplicaCount(*p) < RequiredInSyncReplicas(b, *topic, *p)) {
           fail(ErrorCode::kNotEnoughReplicas);
           continue;
         }

@@ -73,6 +73,10 @@ ABSL_FLAG(int32_t, default_replication_factor, -1,
 ABSL_FLAG(int32_t, replica_lag_time_max_ms, 30000,
           "With --brokers N: a follower that has not caught up for this long "
           "leaves the ISR (Kafka's replica.lag.time.max.ms).");
+ABSL_FLAG(int32_t, min_insync_replicas, 1,
+          "min.insync.replicas for topics that do not set it: acks=all "
+          "writes are refused (NOT_ENOUGH_REPLICAS) while fewer replicas are "
+          "in sync.");
 ABSL_FLAG(bool, unclean_leader_election, false,
           "With --brokers N: unclean.leader.election.enable for topics that "
           "do not set it.");
@@ -165,6 +169,12 @@ int main(int argc, char** argv) {
 
   options.replica_lag_time_max_ms =
       absl::GetFlag(FLAGS_replica_lag_time_max_ms);
+  options.min_insync_replicas = absl::GetFlag(FLAGS_min_insync_replicas);
+  if (options.min_insync_replicas < 1) {
+    std::fprintf(stderr,
+                 "exactly-broker: --min-insync-replicas must be at least 1\n");
+    return 2;
+  }
   const int32_t brokers = absl::GetFlag(FLAGS_brokers);
   if (brokers < 1) {
     std::fprintf(stderr, "exactly-broker: --brokers must be at least 1\n");

@@ -1,5 +1,6 @@
 #include "replication/delayed_produce.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "controller/cluster_metadata.h"
@@ -12,6 +13,19 @@ bool NeedsReplicaAcks(const Partition& partition) {
   const PartitionReplication& r = partition.replication();
   return r.role == PartitionReplication::Role::kLeader &&
          r.replication_factor > 1;
+}
+
+size_t InSyncReplicaCount(const Partition& partition) {
+  return NeedsReplicaAcks(partition)
+             ? partition.replication().followers.isr().size()
+             : 1;
+}
+
+size_t RequiredInSyncReplicas(const BrokerState& b, const Topic& topic,
+                              const Partition& partition) {
+  return std::min(
+      static_cast<size_t>(std::max(b.MinInsyncReplicas(topic), 1)),
+      std::max<size_t>(partition.replication().replication_factor, 1));
 }
 
 DelayedProduce::DelayedProduce(BrokerState& b, std::vector<Wait> waits,
@@ -49,9 +63,8 @@ bool DelayedProduce::TryComplete(bool timed_out) {
       // Kafka checks min.insync.replicas again once the records are in: an
       // ISR that shrank meanwhile means fewer copies than the topic demands.
       const Topic* topic = b_.topics().Find(w.topic);
-      const size_t isr = p->replication().followers.isr().size();
       if (topic != nullptr &&
-          isr < static_cast<size_t>(topic->config.min_insync_replicas()))
+          InSyncReplicaCount(*p) < RequiredInSyncReplicas(b_, *topic, *p))
         w.outcome = ErrorCode::kNotEnoughReplicasAfterAppend;
       w.done = true;
     } else if (timed_out) {

@@ -57,6 +57,17 @@ class DelayedProduce : public PartitionWaiter,
 // Whether a produce with acks=all on `partition` must wait for followers.
 bool NeedsReplicaAcks(const Partition& partition);
 
+// The replicas that count for acks=all: the ISR of a replicated partition's
+// leader, the broker alone otherwise.
+size_t InSyncReplicaCount(const Partition& partition);
+
+// The in-sync replicas an acks=all write on `partition` needs: the topic's
+// min.insync.replicas (or the broker's default), capped at the replication
+// factor, as Kafka 3.7+ caps it (tests/kafka/test_min_insync_replicas.py
+// shows Apache Kafka answering acks=all with RF 1 and min.insync.replicas 2).
+size_t RequiredInSyncReplicas(const BrokerState& b, const Topic& topic,
+                              const Partition& partition);
+
 }  // namespace exactly::broker
 
 #endif  // EXACTLY_BROKER_REPLICATION_DELAYED_PRODUCE_H_

@@ -335,6 +335,7 @@ class Broker:
     (answer an error when a client resends the sequence numbers of a batch
     whose transaction already ended; always logged),
     ``transaction_partition_verification`` (KIP-890, on by default),
+    ``min_insync_replicas`` (for topics that do not set it; default 1),
     ``verbose``.
 
     ``brokers=N`` (N > 1) starts a cluster of N brokers in this process,

@@ -60,6 +60,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
   Set(options, "transaction_partition_verification",
       &o.transaction_partition_verification);
   Set(options, "replica_lag_time_max_ms", &o.replica_lag_time_max_ms);
+  Set(options, "min_insync_replicas", &o.min_insync_replicas);
   Set(options, "verbose", &o.verbose);
   for (auto item : options) {
     static const char* const kKnown[] = {"host",
@@ -85,6 +86,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "strict_sequence_reuse",
                                          "transaction_partition_verification",
                                          "replica_lag_time_max_ms",
+                                         "min_insync_replicas",
                                          "brokers",
                                          "default_replication_factor",
                                          "unclean_leader_election",

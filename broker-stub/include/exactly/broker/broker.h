@@ -100,6 +100,10 @@ struct BrokerOptions {
   // In a cluster: a follower that has not caught up with its leader for this
   // long leaves the ISR (Kafka's replica.lag.time.max.ms, default 30 s).
   int32_t replica_lag_time_max_ms = 30000;
+  // min.insync.replicas for topics that do not set their own (Kafka's broker
+  // config of that name; default 1): with acks=all, a write is refused with
+  // NOT_ENOUGH_REPLICAS while fewer replicas are in sync.
+  int32_t min_insync_replicas = 1;
   // Log every request and response at debug level; faults and errors are always
   // logged.
   bool verbose = false;

@@ -1,0 +1,74 @@
+"""min.insync.replicas above a topic's replication factor, on Apache Kafka and on the bundled
+broker side by side: both accept the topic and cap the setting at the replication factor (Kafka
+3.7+), so both answer acks=all and acks=1 on a replication-factor-1 topic with
+min.insync.replicas=2.
+
+CTest runs it in the kafka labels (EXACTLY_KAFKA_CLUSTER names the running Kafka cluster,
+EXACTLY_BROKER_BIN the bundled broker's binary); without a Kafka cluster the Kafka half skips and
+says so. /usr/bin/python3 (Debian's confluent-kafka).
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import uuid
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import kafka_cluster  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    binary = os.environ.get("EXACTLY_BROKER_BIN",
+                            str(kafka_cluster.ROOT / "build/broker-stub/exactly-broker"))
+    proc = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("bootstrap.servers="), line
+        yield line.strip().split("=", 1)[1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def kafka():
+    directory = os.environ.get("EXACTLY_KAFKA_CLUSTER")
+    if not directory:
+        pytest.skip("needs an Apache Kafka cluster (EXACTLY_KAFKA_CLUSTER, set by the kafka labels)")
+    return kafka_cluster.KafkaCluster.attach(directory).bootstrap_servers
+
+
+def produce_one(bootstrap, topic, acks):
+    """The delivery error code of one record sent with `acks` (0: delivered)."""
+    results = []
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": acks,
+                         "message.timeout.ms": 10000, "retries": 0})
+    producer.produce(topic, b"v", on_delivery=lambda err, msg: results.append(err))
+    producer.flush(30)
+    assert len(results) == 1, "no delivery report"
+    return 0 if results[0] is None else results[0].code()
+
+
+def check(bootstrap):
+    topic = f"min-isr-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    # Replication factor 1, min.insync.replicas 2: accepted at creation.
+    for f in admin.create_topics([NewTopic(topic, 1, 1, config={"min.insync.replicas": "2"})],
+                                 operation_timeout=30).values():
+        f.result()
+    assert produce_one(bootstrap, topic, "all") == 0
+    assert produce_one(bootstrap, topic, "1") == 0
+
+
+def test_bundled_broker_caps_min_insync_replicas_at_the_replication_factor(bundled):
+    check(bundled)
+
+
+def test_kafka_caps_min_insync_replicas_at_the_replication_factor(kafka):
+    check(kafka)
