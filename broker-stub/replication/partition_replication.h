@@ -24,6 +24,9 @@ struct PartitionReplication {
   LeaderEpochCache epochs;
   // Following: the leader's high watermark as of the last fetch.
   int64_t leader_high_watermark = 0;
+  // A follower's view of its leader's log start (DeleteRecords, retention):
+  // it moves its own there once it holds and knows committed what is below.
+  int64_t leader_log_start_offset = 0;
 };
 
 }  // namespace exactly::broker

@@ -1,6 +1,7 @@
 #include "replication/replica_fetcher.h"
 
 #include "cluster/appender.h"
+#include "cluster/retention.h"
 #include "protocol/error_code.h"
 #include "replication/follower_append.h"
 #include "replication/high_watermark.h"
@@ -180,6 +181,8 @@ void ReplicaFetchers::OnResponse(int32_t leader,
                    leader, ": ", outcome.error.message);
       p->replication().leader_high_watermark =
           std::max(p->replication().leader_high_watermark, rp.high_watermark);
+      p->replication().leader_log_start_offset = std::max(
+          p->replication().leader_log_start_offset, rp.log_start_offset);
       appended.emplace_back(t.name, rp.index);
     }
   }
@@ -195,11 +198,22 @@ void ReplicaFetchers::OnResponse(int32_t leader,
       [this, alive, leader,
        appended = std::move(appended)](const absl::Status&) {
         if (alive.expired()) return;
-        for (const auto& [topic, index] : appended)
-          if (Partition* p = b_.FindPartition(topic, index))
+        for (const auto& [topic, index] : appended) {
+          if (Partition* p = b_.FindPartition(topic, index)) {
             PublishAppends(b_, *p);
+            FollowLeaderLogStart(*p);
+          }
+        }
         FetchAfter(leader, b_.faults().replication_latency_ms());
       });
+}
+
+void ReplicaFetchers::FollowLeaderLogStart(Partition& p) {
+  // As Kafka's follower: up to its own high watermark, so that it never
+  // drops what it has not yet confirmed the leader has.
+  const int64_t start = std::min(p.replication().leader_log_start_offset,
+                                 p.log().high_watermark());
+  if (start > p.log().log_start_offset()) DeleteRecordsBefore(b_, p, start);
 }
 
 bool ReplicaFetchers::AskEpochEnds(int32_t leader, Source& source) {

@@ -75,6 +75,9 @@ class ReplicaFetchers {
   };
 
   void FetchFrom(int32_t leader);
+  // Moves the log start of `p` up to its leader's, as far as it is committed
+  // here.
+  void FollowLeaderLogStart(Partition& p);
   // Sends OffsetForLeaderEpoch for the partitions of `source` not yet
   // truncated; returns whether any are waiting for it.
   bool AskEpochEnds(int32_t leader, Source& source);

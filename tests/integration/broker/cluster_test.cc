@@ -354,6 +354,44 @@ TEST_F(ClusterTest, MinInsyncReplicasRefusesAcksAllWhenTheIsrIsTooSmall) {
   EXPECT_EQ(ValuesOn(cluster_->broker(follower), "strict", 0).size(), 2u);
 }
 
+// DeleteRecords moves the leader's log start; its followers learn it from
+// their fetches and drop the same records, so a follower that leads next
+// serves the same log start (Kafka's followers do the same).
+TEST_F(ClusterTest, FollowersMoveTheirLogStartWithTheLeaders) {
+  ASSERT_TRUE(cluster_->CreateTopic("trimmed", 1, 3).ok());
+  DeliveryCounter counter;
+  ProduceAll(cluster_->bootstrap_servers(), "trimmed", 0, "t", 100, &counter);
+  ASSERT_EQ(counter.delivered.load(), 100);
+  const int32_t leader = cluster_->DescribePartition("trimmed", 0)->leader;
+  protocol::DeleteRecordsRequest request;
+  request.timeout_ms = 5000;
+  auto& t = request.topics.emplace_back();
+  t.name = "trimmed";
+  t.partitions.push_back({.index = 0, .offset = 60});
+  auto response = Call<protocol::DeleteRecordsResponse>(
+      cluster_->broker(leader).port(), 1, request);
+  ASSERT_EQ(response.topics.size(), 1u);
+  EXPECT_EQ(response.topics[0].partitions[0].error_code, 0);
+  EXPECT_EQ(response.topics[0].partitions[0].low_watermark, 60);
+  for (int32_t id = 1; id <= 3; ++id) {
+    EXPECT_TRUE(Eventually([&] {
+      auto offsets = cluster_->broker(id).Offsets("trimmed", 0);
+      return offsets.ok() && offsets->log_start_offset == 60;
+    })) << "broker "
+        << id << " log start "
+        << cluster_->broker(id).Offsets("trimmed", 0)->log_start_offset;
+  }
+  // The leader dies; the next one starts its log where the old one did.
+  ASSERT_TRUE(cluster_->Kill(leader).ok());
+  const int32_t next = cluster_->DescribePartition("trimmed", 0)->leader;
+  ASSERT_NE(next, leader);
+  std::vector<testing::ConsumedRecord> records = ConsumeAll(
+      cluster_->bootstrap_servers(), "trimmed", 1, "read_committed", 40);
+  ASSERT_EQ(records.size(), 40u);
+  EXPECT_EQ(records.front().offset, 60);
+  EXPECT_EQ(records.front().value, "t-60");
+}
+
 // The admin APIs act on the whole cluster whichever broker is asked:
 // CreatePartitions places replicas for the new partitions on every broker,
 // IncrementalAlterConfigs reaches the leader that enforces the config, and
