@@ -3,6 +3,8 @@
 #
 #   scripts/demo.sh [--records N] [--kills K] [--seconds S] [--seed X] [--keep]
 #   scripts/demo.sh --kafka [same options]   # on a 3-broker Apache Kafka cluster
+#   scripts/demo.sh --replication [--records N] [--leader-kills K]
+#                                            # issue 19's replication scenarios, counted
 #
 # The demo starts the bundled broker (dropping 1 produce response in 10), then runs a spooled
 # transactional producer that sends records 0..N-1 and is SIGKILLed at random moments and
@@ -14,13 +16,26 @@
 # faults are real: in the middle of each run the JVM of node 2 is SIGKILLed and started
 # again. Then tests/kafka/acks_scenario.py counts what acks=1 loses when a leader dies
 # with its followers behind, and what acks=all with min.insync.replicas=2 does not.
+#
+# With --replication it runs examples/replication_scenarios instead: the five scenarios of
+# acks, ISR, min.insync.replicas, unclean election and power loss on fresh 3-broker bundled
+# clusters, with librdkafka clients, and a table of what each acknowledged, lost and duplicated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KAFKA=0
+REPLICATION=0
 ARGS=()
 for arg in "$@"; do
-  if [ "$arg" = --kafka ]; then KAFKA=1; else ARGS+=("$arg"); fi
+  case "$arg" in
+    --kafka) KAFKA=1 ;;
+    --replication) REPLICATION=1 ;;
+    *) ARGS+=("$arg") ;;
+  esac
 done
+if [ "$REPLICATION" = 1 ]; then
+  scripts/setup.sh --build-dir build --demo --target replication_scenarios
+  exec build/examples/replication_scenarios "${ARGS[@]}"
+fi
 # Only what the demo needs (the library, the broker, the demo program); Java too with --kafka.
 if [ "$KAFKA" = 0 ]; then
   scripts/setup.sh --build-dir build --demo

@@ -97,7 +97,8 @@ if [ "$DEMO" = 1 ]; then
   TESTS=OFF
   EXTRAS=OFF
   EXAMPLES=ON
-  TARGET=(--target exactly_once_demo)
+  # The exactly-once demo, unless the caller names another example.
+  [ "${#TARGET[@]}" -eq 0 ] && TARGET=(--target exactly_once_demo)
   PYTHON=OFF
 fi
 PYTHON=${PYTHON:-$EXTRAS}
