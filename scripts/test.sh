@@ -8,6 +8,9 @@
 #                            # brief run of the fuzz targets (scripts/fuzz.sh --seconds 20), and
 #                            # the pip installs (scripts/pip_check.sh)
 #   scripts/test.sh --no-kafka   # without the kafka label (the suites again on Apache Kafka)
+#
+# Besides the main CTest run, every time: the cluster3 label (the SDK, Python, example and
+# interop suites against the bundled broker as 3 brokers: exactly-broker --brokers 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,9 +33,17 @@ fi
 # Labels: unit, integration (bundled broker in-process), eos (the exactly-once checker,
 # tests/eos), interop (kcat, kafka-python,
 # confluent-kafka-python against the binary), python (the bindings' pytest suite), examples,
-# install (a separate project built against the installed SDK).
+# install (a separate project built against the installed SDK). Two more run after this one:
+# cluster3 (below) and kafka1/kafka3 (at the end).
 echo "== all tests (CTest)"
-ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -LE kafka
+ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -LE 'kafka|cluster3'
+
+# The cluster3 label (tests/cluster3): the SDK's integration suite, the Python suite and the
+# examples against one exactly-broker --brokers 3 that a fixture starts and stops
+# (scripts/bundled_cluster.sh), and the interop suite with 3 brokers per test. A step of its
+# own, so that the cluster's tests do not share the machine with the main run's.
+echo "== cluster3 label: the suites against 3 bundled brokers"
+ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -L '^cluster3$'
 
 if [ "$CI" = 1 ]; then
   echo "== unit and integration tests under AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -49,6 +49,11 @@ class BrokerProcess:
         self.bootstrap_servers = line.strip().split("=", 1)[1]
         return self
 
+    @property
+    def brokers(self):
+        """How many brokers the cluster has: one host:port each on its bootstrap line."""
+        return len(self.bootstrap_servers.split(","))
+
     def stderr(self):
         self.log.seek(0)
         return self.log.read().decode(errors="replace")

@@ -5,6 +5,7 @@ confluent-kafka-python 1.7.0 has no delete_records, and neither it nor kafka-pyt
 incremental_alter_configs.
 """
 from kafka.client_async import KafkaClient
+from kafka.structs import TopicPartition
 from kafka.protocol.api import Request, Response
 from kafka.protocol.types import Array, Boolean, Int8, Int16, Int32, Int64, Schema, String
 
@@ -66,9 +67,30 @@ SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 TOPIC = 2
 
 
+def _ready(client, node):
+    for _ in range(200):
+        if client.ready(node):
+            return
+        client.poll(timeout_ms=50)
+    raise AssertionError(f"no connection to broker {node}")
+
+
+def _call(client, node, request):
+    _ready(client, node)
+    future = client.send(node, request)
+    client.poll(future=future, timeout_ms=30000)
+    assert future.succeeded(), future.exception
+    return future.value
+
+
+def _client(bootstrap_servers):
+    return KafkaClient(bootstrap_servers=bootstrap_servers, client_id='exactly-interop-raw')
+
+
 def send(bootstrap_servers, request):
-    """Sends `request` to the (only) broker and returns its decoded response."""
-    client = KafkaClient(bootstrap_servers=bootstrap_servers, client_id='exactly-interop-raw')
+    """Sends `request` to any one broker (one that can answer it for the whole cluster) and
+    returns its decoded response."""
+    client = _client(bootstrap_servers)
     try:
         node = None
         for _ in range(200):
@@ -77,19 +99,47 @@ def send(bootstrap_servers, request):
                 break
             client.poll(timeout_ms=50)
         assert node is not None and client.ready(node), "no connection to the broker"
-        future = client.send(node, request)
-        client.poll(future=future, timeout_ms=30000)
-        assert future.succeeded(), future.exception
-        return future.value
+        return _call(client, node, request)
     finally:
         client.close()
 
 
+def _leaders(client, topic, partitions):
+    """{partition: leader node id, or None when the metadata names no leader}, from the
+    client's own metadata request, as an admin client learns them."""
+    future = client.set_topics([topic])
+    client.poll(future=future, timeout_ms=30000)
+    assert future.succeeded(), future.exception
+    leaders = {}
+    for p in partitions:
+        leader = client.cluster.leader_for_partition(TopicPartition(topic, p))
+        leaders[p] = leader if leader is not None and leader >= 0 else None
+    return leaders
+
+
 def delete_records(bootstrap_servers, topic, offsets):
-    """DeleteRecords v0: {partition: offset} -> {partition: (error_code, low_watermark)}."""
-    response = send(bootstrap_servers, DeleteRecordsRequest_v0(
-        topics=[(topic, list(offsets.items()))], timeout_ms=30000))
-    return {p: (err, low) for _, parts in response.topics for p, low, err in parts}
+    """DeleteRecords v0: {partition: offset} -> {partition: (error_code, low_watermark)}.
+
+    Like Kafka's admin client, one request per partition leader. A partition the metadata
+    gives no leader (one that does not exist) is asked of any broker, whose answer is the
+    error."""
+    client = _client(bootstrap_servers)
+    try:
+        by_node = {}
+        for p, leader in _leaders(client, topic, offsets).items():
+            by_node.setdefault(leader, {})[p] = offsets[p]
+        if None in by_node:
+            node = client.least_loaded_node()
+            assert node is not None, "no broker to ask"
+            by_node.setdefault(node, {}).update(by_node.pop(None))
+        out = {}
+        for node, parts in by_node.items():
+            response = _call(client, node, DeleteRecordsRequest_v0(
+                topics=[(topic, list(parts.items()))], timeout_ms=30000))
+            out.update({p: (err, low) for _, ps in response.topics for p, low, err in ps})
+        return out
+    finally:
+        client.close()
 
 
 def incremental_alter_configs(bootstrap_servers, topic, changes, validate_only=False):

@@ -127,7 +127,7 @@ def test_create_topic_errors(broker):
     outcome = create(admin,
                      NewTopic("taken", 1, 1),
                      NewTopic("zero", 0, 1),
-                     NewTopic("replicated", 1, 3),
+                     NewTopic("replicated", 1, broker.brokers + 1),
                      NewTopic("bad name!", 1, 1),
                      NewTopic("unknown-config", 1, 1, config={"no.such.config": "1"}),
                      NewTopic("bad-value", 1, 1, config={"max.message.bytes": "big"}),
@@ -146,7 +146,7 @@ def test_create_topic_errors(broker):
 
     # validate_only: the same answers, nothing created.
     assert create(admin, NewTopic("dry-run", 4, 1), validate_only=True) == {"dry-run": None}
-    assert create(admin, NewTopic("dry-run", 1, 2), validate_only=True) == {
+    assert create(admin, NewTopic("dry-run", 1, broker.brokers + 1), validate_only=True) == {
         "dry-run": KafkaError.INVALID_REPLICATION_FACTOR}
     assert partition_count(admin, "dry-run") is None
 
@@ -209,7 +209,9 @@ def test_create_partitions(broker):
         assert result(futures["grow"]) == code
     futures = admin.create_partitions([NewPartitions("absent", 3)])
     assert result(futures["absent"]) == KafkaError.UNKNOWN_TOPIC_OR_PART
-    futures = admin.create_partitions([NewPartitions("grow", 6, replica_assignment=[[2]])])
+    # A replica on a broker the cluster does not have.
+    futures = admin.create_partitions([NewPartitions("grow", 6,
+                                                     replica_assignment=[[broker.brokers + 1]])])
     assert result(futures["grow"]) == KafkaError.INVALID_REPLICA_ASSIGNMENT
     assert partition_count(admin, "grow") == 5
 

@@ -77,18 +77,22 @@ def test_create_topics_with_configs(admin, broker):
     assert "dry" not in partition_counts(admin)
 
 
-@pytest.mark.parametrize("topic, error", [
-    (NewTopic("events", 1, 1), TopicAlreadyExistsError),
-    (NewTopic("no-partitions", 0, 1), InvalidPartitionsError),
-    (NewTopic("replicated", 1, 2), InvalidReplicationFactorError),
-    (NewTopic("bad/name", 1, 1), InvalidTopicError),
-    (NewTopic("x" * 250, 1, 1), InvalidTopicError),
-    (NewTopic("unknown-config", 1, 1, topic_configs={"retention.hours": "1"}),
+# Each case a topic for a cluster of `brokers` brokers, and the error Kafka answers.
+@pytest.mark.parametrize("make_topic, error", [
+    (lambda brokers: NewTopic("events", 1, 1), TopicAlreadyExistsError),
+    (lambda brokers: NewTopic("no-partitions", 0, 1), InvalidPartitionsError),
+    # One replica more than there are brokers.
+    (lambda brokers: NewTopic("replicated", 1, brokers + 1), InvalidReplicationFactorError),
+    (lambda brokers: NewTopic("bad/name", 1, 1), InvalidTopicError),
+    (lambda brokers: NewTopic("x" * 250, 1, 1), InvalidTopicError),
+    (lambda brokers: NewTopic("unknown-config", 1, 1, topic_configs={"retention.hours": "1"}),
      InvalidConfigurationError),
-    (NewTopic("bad-config", 1, 1, topic_configs={"cleanup.policy": "sometimes"}),
+    (lambda brokers: NewTopic("bad-config", 1, 1, topic_configs={"cleanup.policy": "sometimes"}),
      InvalidConfigurationError),
-])
-def test_create_topics_errors(admin, topic, error):
+], ids=["exists", "no-partitions", "replicated", "bad-name", "long-name", "unknown-config",
+        "bad-config"])
+def test_create_topics_errors(admin, broker, make_topic, error):
+    topic = make_topic(broker.brokers)
     admin.create_topics([NewTopic("events", 1, 1)])
     with pytest.raises(error):
         admin.create_topics([topic])

@@ -23,12 +23,21 @@ def test_metadata_lists_topics_and_partitions(broker_factory, kcat):
     for topic in ("alpha", "beta"):
         run([kcat, "-P", "-b", b.bootstrap_servers, "-t", topic], stdin="x\n")
     meta = json.loads(run([kcat, "-L", "-J", "-b", b.bootstrap_servers]))
-    assert [br["id"] for br in meta["brokers"]] == [1]
+    nodes = list(range(1, b.brokers + 1))
+    assert sorted(br["id"] for br in meta["brokers"]) == nodes
     topics = {t["topic"]: t for t in meta["topics"]}
     assert set(topics) == {"alpha", "beta"}
     for t in topics.values():
         assert [p["partition"] for p in t["partitions"]] == [0, 1, 2, 3]
-        assert all(p["leader"] == 1 for p in t["partitions"])
+        # Auto-created: the default replication factor, min(3, brokers), every replica in
+        # sync, and leaders placed round-robin as Kafka places them (4 partitions: every
+        # broker leads one).
+        for p in t["partitions"]:
+            replicas = sorted(r["id"] for r in p["replicas"])
+            assert len(replicas) == min(3, b.brokers) and set(replicas) <= set(nodes)
+            assert sorted(r["id"] for r in p["isrs"]) == replicas
+            assert p["leader"] in replicas
+        assert {p["leader"] for p in t["partitions"]} == set(nodes)
 
 
 def test_consume_from_offset_and_per_partition(broker_factory, kcat):

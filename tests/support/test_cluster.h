@@ -3,7 +3,10 @@
 // If EXACTLY_TEST_BOOTSTRAP names a cluster (Apache Kafka, Redpanda, ...),
 // tests use it; so do they the Apache Kafka cluster that scripts/kafka.sh
 // keeps in the directory EXACTLY_KAFKA_CLUSTER names (kafka() then kills,
-// stops and restarts its brokers: tests/support/kafka_harness.h). Otherwise
+// stops and restarts its brokers: tests/support/kafka_harness.h), and the
+// cluster whose bootstrap.servers is the first line of the file
+// EXACTLY_TEST_BOOTSTRAP_FILE names (started on free ports after CTest set
+// the tests' environment: the cluster3 label's bundled brokers). Otherwise
 // Start() runs the bundled broker in this process: it writes transaction
 // markers, serves read_committed, fences zombie producers, and injects faults
 // (InjectErrors, InjectDelay, and everything in broker()->faults()).
@@ -26,6 +29,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -73,6 +77,17 @@ class TestCluster {
         env != nullptr && *env != '\0') {
       cluster->external_bootstrap_ = env;
       cluster->kafka_ = KafkaHarness::FromEnv();
+      return cluster;
+    }
+    if (const char* file = std::getenv("EXACTLY_TEST_BOOTSTRAP_FILE");
+        file != nullptr && *file != '\0') {
+      std::ifstream in(file);
+      std::getline(in, cluster->external_bootstrap_);
+      if (cluster->external_bootstrap_.empty()) {
+        fprintf(stderr, "EXACTLY_TEST_BOOTSTRAP_FILE=%s names no cluster\n",
+                file);
+        return nullptr;
+      }
       return cluster;
     }
     if (auto kafka = KafkaHarness::FromEnv()) {
