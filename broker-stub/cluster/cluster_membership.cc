@@ -61,17 +61,25 @@ void TakeUpRole(BrokerState& b, const ClusterMetadata& m,
   partition.WakeWaiters();
 }
 
+// The topic's config as the controller holds it. The broker that took the
+// request checked every override; one this broker cannot take is logged.
+TopicConfig ControllerConfig(
+    const std::string& topic,
+    const std::map<std::string, std::string>& configs) {
+  TopicConfig config;
+  for (const auto& [key, value] : configs) {
+    if (absl::Status s = config.Set(key, value); !s.ok())
+      LogWarning("topic ", topic, ": config ", key, ": ", s.message());
+  }
+  return config;
+}
+
 // The controller's overrides for a topic this broker already holds, when they
 // differ from its own (AlterConfigs on another broker).
 void TakeUpConfigs(BrokerState& b, Topic& topic,
                    const std::map<std::string, std::string>& configs) {
   if (topic.config.explicit_values() == configs) return;
-  TopicConfig config;
-  for (const auto& [key, value] : configs) {
-    if (absl::Status s = config.Set(key, value); !s.ok())
-      LogWarning("topic ", topic.name, ": config ", key, ": ", s.message());
-  }
-  topic.config = std::move(config);
+  topic.config = ControllerConfig(topic.name, configs);
   b.PersistTopic(topic);
   for (const auto& partition : topic.partitions)
     EnforceRetention(b, *partition);
@@ -97,13 +105,8 @@ void ApplyClusterMetadata(BrokerState& b,
         static_cast<int32_t>(placement->partitions.size());
     Topic* topic = b.topics().Find(name);
     if (topic == nullptr) {
-      TopicConfig config;
-      for (const auto& [key, value] : placement->configs) {
-        // The creating broker checked them; one it cannot take is logged.
-        if (absl::Status s = config.Set(key, value); !s.ok())
-          LogWarning("topic ", name, ": config ", key, ": ", s.message());
-      }
-      topic = &b.AddTopic(name, partitions, std::move(config));
+      topic = &b.AddTopic(name, partitions,
+                          ControllerConfig(name, placement->configs));
     } else {
       if (topic->partition_count() < partitions) {
         b.topics().Grow(*topic, partitions);
@@ -144,6 +147,20 @@ ErrorCode LeadershipError(const BrokerState& b, std::string_view topic,
   if (p->leader == b.options().node_id) return ErrorCode::kNone;
   if (p->leader == kNoLeader) return ErrorCode::kLeaderNotAvailable;
   return ErrorCode::kNotLeaderOrFollower;
+}
+
+ErrorCode LeaderEpochError(const BrokerState& b, std::string_view topic,
+                           const Partition& partition,
+                           int32_t current_leader_epoch) {
+  if (ErrorCode e = LeadershipError(b, topic, partition.index());
+      e != ErrorCode::kNone)
+    return e;
+  if (current_leader_epoch < 0 ||
+      current_leader_epoch == partition.leader_epoch())
+    return ErrorCode::kNone;
+  return current_leader_epoch < partition.leader_epoch()
+             ? ErrorCode::kFencedLeaderEpoch
+             : ErrorCode::kUnknownLeaderEpoch;
 }
 
 void StopFollowing(BrokerState& b) {

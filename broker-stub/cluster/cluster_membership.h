@@ -28,6 +28,15 @@ void ApplyClusterMetadata(BrokerState& b,
 protocol::ErrorCode LeadershipError(const BrokerState& b,
                                     std::string_view topic, int32_t partition);
 
+// LeadershipError, then the asker's view of the leader epoch (KIP-320): an
+// older `current_leader_epoch` than this leader's is FENCED_LEADER_EPOCH, a
+// newer one UNKNOWN_LEADER_EPOCH (this broker has not applied the
+// controller's decision yet); -1 asks for no check.
+protocol::ErrorCode LeaderEpochError(const BrokerState& b,
+                                     std::string_view topic,
+                                     const Partition& partition,
+                                     int32_t current_leader_epoch);
+
 // Stops every replica fetch loop of this broker and closes their connections
 // to the leaders (an isolated broker). Runs on the broker's thread.
 void StopFollowing(BrokerState& b);

@@ -97,17 +97,10 @@ class DelayedFetch : public PartitionWaiter,
       rp.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
       return;
     }
-    if (ErrorCode leadership = LeadershipError(b_, topic, p.index);
-        leadership != ErrorCode::kNone) {
-      rp.error_code = static_cast<int16_t>(leadership);
-      return;
-    }
-    if (p.current_leader_epoch >= 0 &&
-        p.current_leader_epoch != partition->leader_epoch()) {
-      rp.error_code = static_cast<int16_t>(
-          p.current_leader_epoch < partition->leader_epoch()
-              ? ErrorCode::kFencedLeaderEpoch
-              : ErrorCode::kUnknownLeaderEpoch);
+    if (ErrorCode e =
+            LeaderEpochError(b_, topic, *partition, p.current_leader_epoch);
+        e != ErrorCode::kNone) {
+      rp.error_code = static_cast<int16_t>(e);
       return;
     }
     const PartitionLog& log = partition->log();

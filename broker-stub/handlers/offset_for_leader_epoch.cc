@@ -38,16 +38,10 @@ void HandleOffsetForLeaderEpoch(BrokerState& b, const RequestHeader& h,
         fail(ErrorCode::kUnknownTopicOrPartition);
         continue;
       }
-      if (ErrorCode leadership = LeadershipError(b, t.name, p.index);
-          leadership != ErrorCode::kNone) {
-        fail(leadership);
-        continue;
-      }
-      if (p.current_leader_epoch >= 0 &&
-          p.current_leader_epoch != partition->leader_epoch()) {
-        fail(p.current_leader_epoch < partition->leader_epoch()
-                 ? ErrorCode::kFencedLeaderEpoch
-                 : ErrorCode::kUnknownLeaderEpoch);
+      if (ErrorCode e =
+              LeaderEpochError(b, t.name, *partition, p.current_leader_epoch);
+          e != ErrorCode::kNone) {
+        fail(e);
         continue;
       }
       const PartitionLog& log = partition->log();

@@ -383,41 +383,11 @@ class PyBroker {
   }
 
   // ---- A cluster's per-broker faults ----
-  void Kill(int32_t node) {
-    Cluster& c = RunningCluster("kill");
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = c.Kill(node);
-    }
-    Check(status);
-  }
-  void Isolate(int32_t node) {
-    Cluster& c = RunningCluster("isolate");
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = c.Isolate(node);
-    }
-    Check(status);
-  }
-  void Heal(int32_t node) {
-    Cluster& c = RunningCluster("heal");
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = c.Heal(node);
-    }
-    Check(status);
-  }
+  void Kill(int32_t node) { OnNode("kill", &Cluster::Kill, node); }
+  void Isolate(int32_t node) { OnNode("isolate", &Cluster::Isolate, node); }
+  void Heal(int32_t node) { OnNode("heal", &Cluster::Heal, node); }
   void PauseReplication(int32_t node) {
-    Cluster& c = RunningCluster("pause_replication");
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = c.PauseReplication(node);
-    }
-    Check(status);
+    OnNode("pause_replication", &Cluster::PauseReplication, node);
   }
   void ResumeReplication(int32_t node) {
     Check(RunningCluster("resume_replication").ResumeReplication(node));
@@ -428,6 +398,18 @@ class PyBroker {
   }
 
  private:
+  // Runs a fault that waits for broker threads (a stop, a reconnect) with
+  // the GIL released, so that Python threads of the test keep running.
+  void OnNode(const char* what, absl::Status (Cluster::*fault)(int32_t),
+              int32_t node) {
+    Cluster& c = RunningCluster(what);
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = (c.*fault)(node);
+    }
+    Check(status);
+  }
   void Running() {
     if (!running()) {
       Check(absl::FailedPreconditionError(
