@@ -53,7 +53,7 @@ void ExpectExactly(const std::string& bootstrap, const std::string& topic,
                    int32_t partitions, int count) {
   std::vector<testing::ConsumedRecord> records =
       ConsumeAll(bootstrap, topic, partitions, "read_committed",
-                 static_cast<size_t>(count) + 1, 3000);
+                 static_cast<size_t>(count) + 1, 1000);
   std::multiset<std::string> seen;
   for (const auto& r : records) seen.insert(r.value);
   EXPECT_EQ(records.size(), static_cast<size_t>(count));

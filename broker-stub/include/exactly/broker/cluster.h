@@ -11,8 +11,9 @@
 // Metadata, replication (followers truncate to their leader's log, then fetch
 // from it), the high watermark from the ISR, acks=all, min.insync.replicas,
 // one transaction / group coordinator per key with markers sent to each
-// partition's leader, and per-broker faults. Not yet: coordinator failover
-// (a coordinator's keys wait for its broker) and a durable controller.
+// partition's leader, per-broker faults, and, with a data dir, a controller
+// whose decisions survive a restart of the whole cluster. Not yet:
+// coordinator failover (a coordinator's keys wait for its broker).
 #ifndef EXACTLY_BROKER_CLUSTER_H_
 #define EXACTLY_BROKER_CLUSTER_H_
 
@@ -33,7 +34,8 @@ struct ClusterOptions {
   int32_t brokers = 3;
   // What every broker starts with. Node ids are 1..brokers; a non-zero port
   // is the first broker's, the others' follow it; a data dir gets one folder
-  // per broker (broker-1, broker-2, ...).
+  // per broker (broker-1, broker-2, ...) and one for the controller's state
+  // (controller/), so a cluster started again on it comes back as it was.
   BrokerOptions broker;
   // default.replication.factor; -1: min(3, brokers), as a test cluster wants.
   int32_t default_replication_factor = -1;
