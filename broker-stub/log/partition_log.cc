@@ -146,6 +146,12 @@ int64_t PartitionLog::RetentionStartOffset(int64_t retain_bytes,
   return start;
 }
 
+void PartitionLog::StartEmptyAt(int64_t offset) {
+  if (!batches_.empty()) return;
+  log_start_offset_ = log_end_offset_ = high_watermark_ = durable_end_offset_ =
+      offset;
+}
+
 void PartitionLog::RestoreLogStartOffset(int64_t offset) {
   log_start_offset_ = offset;
   if (batches_.empty()) {

@@ -128,6 +128,10 @@ class PartitionLog {
   // Sets the start offset restored from the store (after DeleteRecords or
   // retention).
   void RestoreLogStartOffset(int64_t offset);
+  // An empty log starts (and ends) at `offset` from now on, below or above
+  // where it was: a follower starting over at its leader's log (see
+  // replication/log_truncation.h). Does nothing to a log that holds batches.
+  void StartEmptyAt(int64_t offset);
 
  private:
   // Index of the first batch whose last offset is >= offset (batches_.size() if

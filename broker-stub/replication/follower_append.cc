@@ -4,6 +4,7 @@
 #include "crc32c/crc32c.h"
 #include "protocol/record_batch.h"
 #include "replication/batch_effects.h"
+#include "replication/log_truncation.h"
 
 namespace exactly::broker {
 using protocol::ErrorCode;
@@ -26,6 +27,12 @@ FollowerAppendOutcome AppendAsFollower(BrokerState& b, Partition& partition,
     const std::string_view bytes = records.substr(0, size);
     records.remove_prefix(size);
     if (h.last_offset() < log.log_end_offset()) continue;  // already held
+    if (h.base_offset < log.log_end_offset() && log.batches().empty()) {
+      // The leader's log start falls inside this batch (DeleteRecords): an
+      // empty log starts at the batch, as Kafka's follower does; its log
+      // start moves up to the leader's once the batch is committed here.
+      RestartLogAt(b, partition, h.base_offset);
+    }
     if (h.base_offset != log.log_end_offset()) {
       out.error = Error(
           ErrorCode::kOffsetOutOfRange,

@@ -53,6 +53,9 @@ class LeaderEpochCache {
   // wholly before it are gone, and the first one left starts there.
   void TruncateFromStart(int64_t start_offset);
 
+  // The log starts over empty (a follower behind its leader's log start).
+  void Clear() { entries_.clear(); }
+
   std::optional<EpochEntry> latest() const;
   const std::vector<EpochEntry>& entries() const { return entries_; }
 

@@ -66,4 +66,15 @@ size_t TruncateLog(BrokerState& b, Partition& partition, int64_t offset) {
   return removed.size();
 }
 
+void RestartLogAt(BrokerState& b, Partition& partition, int64_t offset) {
+  const int64_t end_before = partition.log().log_end_offset();
+  TruncateLog(b, partition, 0);
+  partition.replication().epochs.Clear();
+  partition.log().StartEmptyAt(offset);
+  b.PersistLogStart(partition);
+  b.commits().CommitSoon();
+  LogInfo(partition.topic(), "-", partition.index(), " starts over at ", offset,
+          " to follow its leader (it ended at ", end_before, ")");
+}
+
 }  // namespace exactly::broker

@@ -31,6 +31,13 @@ int64_t TruncationOffset(const LeaderEpochCache& own_epochs,
 // and stages the deletions for the store. Returns the batches removed.
 size_t TruncateLog(BrokerState& b, Partition& partition, int64_t offset);
 
+// Empties `partition`'s log and starts it again at `offset` (Kafka's
+// truncateFullyAndStartAt): at its leader's log start, when that lies past
+// this log's end (the leader deleted records this replica never copied, so
+// nothing here can be continued); or, for a log that is empty, at the first
+// batch the leader sends, when the leader's log start falls inside it.
+void RestartLogAt(BrokerState& b, Partition& partition, int64_t offset);
+
 }  // namespace exactly::broker
 
 #endif  // EXACTLY_BROKER_REPLICATION_LOG_TRUNCATION_H_

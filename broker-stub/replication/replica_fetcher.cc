@@ -162,6 +162,12 @@ void ReplicaFetchers::OnResponse(int32_t leader,
       Partition* p = b_.FindPartition(t.name, rp.index);
       if (p == nullptr) continue;
       if (rp.error_code == static_cast<int16_t>(ErrorCode::kOffsetOutOfRange)) {
+        if (rp.log_start_offset > p->log().log_end_offset()) {
+          // The leader deleted what this log needs next: start over where
+          // the leader's log starts; the next fetch asks from there.
+          RestartLogAt(b_, *p, rp.log_start_offset);
+          continue;
+        }
         // This log ends past the leader's: find where they part again.
         following->second.truncated = false;
         continue;

@@ -15,7 +15,9 @@
 
 #include "exactly/broker/cluster.h"
 #include "gtest/gtest.h"
+#include "protocol/messages/all.h"
 #include "support/kafka_client.h"
+#include "support/raw_call.h"
 #include "support/raw_connection.h"
 #include "support/temp_dir.h"
 
@@ -235,6 +237,51 @@ TEST_F(ClusterFaultsTest, APausedFollowerLeavesTheIsrAndRejoinsWhenResumed) {
   EXPECT_EQ(ValuesOn(cluster_->broker(follower), "pause"),
             ValuesOn(cluster_->broker(leader), "pause"));
   EXPECT_EQ(ValuesOn(cluster_->broker(follower), "pause").size(), 400u);
+}
+
+// A follower paused while the leader deletes records it never copied
+// (DeleteRecords past its log end) starts over at the leader's log start when
+// it resumes, instead of asking forever for offsets the leader no longer
+// has, and rejoins the ISR holding exactly what the leader holds.
+TEST_F(ClusterFaultsTest, AFollowerBehindTheLeadersLogStartStartsOverThere) {
+  ClusterOptions o;
+  o.broker.replica_lag_time_max_ms = 300;
+  StartCluster(o);
+  ASSERT_TRUE(cluster_->CreateTopic("behind", 1, 3).ok());
+  const PartitionLeadership placement = Describe("behind");
+  const int32_t leader = placement.leader;
+  const int32_t follower = placement.replicas.back();
+  ASSERT_TRUE(cluster_->PauseReplication(follower).ok());
+  Acknowledged acked;
+  RdKafkaPtr producer =
+      IdempotentProducer(cluster_->bootstrap_servers(), &acked);
+  ASSERT_TRUE(producer);
+  ProduceAndFlush(producer.get(), "behind", "a", 100);
+  ASSERT_EQ(acked.values.size(), 100u);
+  ASSERT_TRUE(Eventually([&] { return !InIsr(Describe("behind"), follower); }));
+  ASSERT_EQ(LogEnd(cluster_->broker(follower), "behind"), 0);
+
+  protocol::DeleteRecordsRequest request;
+  request.timeout_ms = 5000;
+  auto& t = request.topics.emplace_back();
+  t.name = "behind";
+  t.partitions.push_back({.index = 0, .offset = 80});
+  auto deleted = testing::Call<protocol::DeleteRecordsResponse>(
+      cluster_->broker(leader).port(), 1, request);
+  ASSERT_EQ(deleted.topics.size(), 1u);
+  ASSERT_EQ(deleted.topics[0].partitions[0].error_code, 0);
+
+  ASSERT_TRUE(cluster_->ResumeReplication(follower).ok());
+  ASSERT_TRUE(Eventually([&] { return InIsr(Describe("behind"), follower); }))
+      << "the follower never caught up from the leader's log start";
+  auto offsets = cluster_->broker(follower).Offsets("behind", 0);
+  ASSERT_TRUE(offsets.ok());
+  EXPECT_EQ(offsets->log_start_offset, 80);
+  EXPECT_EQ(offsets->log_end_offset, 100);
+  // The same batches as the leader (the batch holding offset 80 whole, as on
+  // the leader, whose log start falls inside it).
+  EXPECT_EQ(ValuesOn(cluster_->broker(follower), "behind"),
+            ValuesOn(cluster_->broker(leader), "behind"));
 }
 
 TEST_F(ClusterFaultsTest, AnIsolatedLeaderLosesItsLeadershipAndRejoinsHealed) {
