@@ -161,9 +161,8 @@ Topic* BrokerState::FindTopic(std::string_view name, bool auto_create) {
 }
 
 int32_t BrokerState::MinInsyncReplicas(const Topic& topic) const {
-  return topic.config.IsExplicit("min.insync.replicas")
-             ? topic.config.min_insync_replicas()
-             : options_.min_insync_replicas;
+  return topic.config.min_insync_replicas().value_or(
+      options_.min_insync_replicas);
 }
 
 Partition* BrokerState::FindPartition(std::string_view topic,

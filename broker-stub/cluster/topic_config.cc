@@ -193,7 +193,10 @@ void TopicConfig::Reparse() {
   (void)absl::SimpleAtoi(Get("retention.bytes"), &retention_bytes_);
   (void)absl::SimpleAtoi(Get("retention.ms"), &retention_ms_);
   (void)absl::SimpleAtoi(Get("max.message.bytes"), &max_message_bytes_);
-  (void)absl::SimpleAtoi(Get("min.insync.replicas"), &min_insync_replicas_);
+  min_insync_replicas_.reset();
+  if (int32_t v = 0; IsExplicit("min.insync.replicas") &&
+                     absl::SimpleAtoi(Get("min.insync.replicas"), &v))
+    min_insync_replicas_ = v;
   log_append_time_ = Get("message.timestamp.type") == "LogAppendTime";
   cleanup_delete_ = cleanup_compact_ = false;
   for (const std::string& policy : SplitConfigList(Get("cleanup.policy"))) {

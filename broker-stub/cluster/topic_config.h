@@ -86,7 +86,11 @@ class TopicConfig {
   int64_t retention_ms() const { return retention_ms_; }
   int32_t max_message_bytes() const { return max_message_bytes_; }
   bool log_append_time() const { return log_append_time_; }
-  int32_t min_insync_replicas() const { return min_insync_replicas_; }
+  // The topic's own min.insync.replicas; unset: the broker's default applies
+  // (BrokerState::MinInsyncReplicas).
+  std::optional<int32_t> min_insync_replicas() const {
+    return min_insync_replicas_;
+  }
   // cleanup.policy contains "delete" / "compact".
   bool cleanup_delete() const { return cleanup_delete_; }
   bool cleanup_compact() const { return cleanup_compact_; }
@@ -98,7 +102,7 @@ class TopicConfig {
   int64_t retention_bytes_ = -1;
   int64_t retention_ms_ = -1;
   int32_t max_message_bytes_ = 1048588;
-  int32_t min_insync_replicas_ = 1;
+  std::optional<int32_t> min_insync_replicas_;
   bool log_append_time_ = false;
   bool cleanup_delete_ = true;
   bool cleanup_compact_ = false;

@@ -217,15 +217,17 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
                                       " does not lead ", t.name, "-", p.index));
         continue;
       }
-      if (const size_t min_isr = RequiredInSyncReplicas(b, *topic, *partition);
-          request.acks == -1 && InSyncReplicaCount(*partition) < min_isr) {
-        fail(ErrorCode::kNotEnoughReplicas,
-             absl::StrCat("The size of the current ISR ",
-                          InSyncReplicaCount(*partition),
-                          " is insufficient to satisfy the min.isr "
-                          "requirement of ",
-                          min_isr, " for ", t.name, "-", p.index));
-        continue;
+      if (request.acks == -1) {
+        const size_t in_sync = InSyncReplicaCount(*partition);
+        const size_t min_isr = RequiredInSyncReplicas(b, *topic, *partition);
+        if (in_sync < min_isr) {
+          fail(ErrorCode::kNotEnoughReplicas,
+               absl::StrCat("The size of the current ISR ", in_sync,
+                            " is insufficient to satisfy the min.isr "
+                            "requirement of ",
+                            min_isr, " for ", t.name, "-", p.index));
+          continue;
+        }
       }
       if (ApiError unverified =
               VerifyTransactionalBatch(b, request, *partition, t.name, p.index,
