@@ -132,10 +132,14 @@ class BrokerImpl {
                : mode == Broker::RestartMode::kCrash ? "crash"
                                                      : "power loss",
                ")");
-    faults_.Record(absl::StrCat(
-        "restart: ", clean                                 ? "clean"
-                     : mode == Broker::RestartMode::kCrash ? "crash-style"
-                                                           : "power loss"));
+    faults_.RecordInjected(
+        clean                                 ? "restart_clean"
+        : mode == Broker::RestartMode::kCrash ? "restart_crash"
+                                              : "restart_power_loss",
+        absl::StrCat("restart: ", clean ? "clean"
+                                  : mode == Broker::RestartMode::kCrash
+                                      ? "crash-style"
+                                      : "power loss"));
     if (mode == Broker::RestartMode::kPowerLoss && fs_) fs_->CutPower();
     if (absl::Status s = Stop(clean); !s.ok()) return s;
     if (mode == Broker::RestartMode::kPowerLoss && fs_) {
@@ -149,8 +153,9 @@ class BrokerImpl {
   absl::Status Kill() {
     if (!running_)
       return absl::FailedPreconditionError("the broker is not running");
-    faults_.Record(absl::StrCat("broker ", options_.node_id,
-                                " killed (crash-style: no shutdown work)"));
+    faults_.RecordInjected(
+        "kill", absl::StrCat("broker ", options_.node_id,
+                             " killed (crash-style: no shutdown work)"));
     return Stop(/*clean=*/false);
   }
 
@@ -161,13 +166,19 @@ class BrokerImpl {
     if (!running_)
       return absl::FailedPreconditionError("the broker is not running");
     if (faults_.isolated() == isolated) return absl::OkStatus();
-    faults_.Record(
+    std::string what =
         isolated
             ? absl::StrCat("broker ", options_.node_id,
                            " isolated: client and peer connections dropped "
                            "and refused, replica fetches stopped")
             : absl::StrCat("broker ", options_.node_id,
-                           " healed: accepting connections, fetching again"));
+                           " healed: accepting connections, fetching again");
+    // Healing ends a fault; it is no fault itself.
+    if (isolated) {
+      faults_.RecordInjected("isolate", std::move(what));
+    } else {
+      faults_.Record(std::move(what));
+    }
     absl::Status s = RunOnLoop([&]() -> absl::Status {
       faults_.SetIsolated(isolated);
       if (!isolated) return server_->AcceptConnections();
