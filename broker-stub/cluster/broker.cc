@@ -21,6 +21,10 @@
 #include "controller/controller.h"
 #include "group/group_coordinator.h"
 #include "handlers/dispatch.h"
+#include "metrics/broker_counters.h"
+#include "metrics/broker_sample.h"
+#include "metrics/loop_probe.h"
+#include "metrics/metrics_endpoint.h"
 #include "protocol/record_batch.h"
 #include "replication/leader_side.h"
 #include "server/server.h"
@@ -65,6 +69,7 @@ class BrokerImpl {
       return state.status();
     }
     state_ = std::move(*state);
+    state_->set_counters(counters_);
     server_ = std::make_unique<Server>(
         *io_,
         ConnectionLimits{.max_frame_bytes = options_.max_frame_bytes,
@@ -90,6 +95,7 @@ class BrokerImpl {
       pthread_setname_np(pthread_self(), "exactly-broker");
       io_->run();
     });
+    probe_.Attach(io_.get(), state_.get());
     if (controller_) JoinCluster();
     LogInfo("serving on ", options_.host, ":", port_,
             options_.data_dir.empty()
@@ -100,6 +106,8 @@ class BrokerImpl {
 
   absl::Status Stop(bool clean = true) {
     if (!running_) return absl::OkStatus();
+    // Scrapes stop reaching into the loop before it goes.
+    probe_.Detach();
     // A broker that starts again is connected again.
     if (faults_.isolated()) {
       faults_.SetIsolated(false);
@@ -132,10 +140,14 @@ class BrokerImpl {
                : mode == Broker::RestartMode::kCrash ? "crash"
                                                      : "power loss",
                ")");
-    faults_.Record(absl::StrCat(
-        "restart: ", clean                                 ? "clean"
-                     : mode == Broker::RestartMode::kCrash ? "crash-style"
-                                                           : "power loss"));
+    faults_.RecordInjected(
+        clean                                 ? "restart_clean"
+        : mode == Broker::RestartMode::kCrash ? "restart_crash"
+                                              : "restart_power_loss",
+        absl::StrCat("restart: ", clean ? "clean"
+                                  : mode == Broker::RestartMode::kCrash
+                                      ? "crash-style"
+                                      : "power loss"));
     if (mode == Broker::RestartMode::kPowerLoss && fs_) fs_->CutPower();
     if (absl::Status s = Stop(clean); !s.ok()) return s;
     if (mode == Broker::RestartMode::kPowerLoss && fs_) {
@@ -149,8 +161,9 @@ class BrokerImpl {
   absl::Status Kill() {
     if (!running_)
       return absl::FailedPreconditionError("the broker is not running");
-    faults_.Record(absl::StrCat("broker ", options_.node_id,
-                                " killed (crash-style: no shutdown work)"));
+    faults_.RecordInjected(
+        "kill", absl::StrCat("broker ", options_.node_id,
+                             " killed (crash-style: no shutdown work)"));
     return Stop(/*clean=*/false);
   }
 
@@ -161,13 +174,19 @@ class BrokerImpl {
     if (!running_)
       return absl::FailedPreconditionError("the broker is not running");
     if (faults_.isolated() == isolated) return absl::OkStatus();
-    faults_.Record(
+    std::string what =
         isolated
             ? absl::StrCat("broker ", options_.node_id,
                            " isolated: client and peer connections dropped "
                            "and refused, replica fetches stopped")
             : absl::StrCat("broker ", options_.node_id,
-                           " healed: accepting connections, fetching again"));
+                           " healed: accepting connections, fetching again");
+    // Healing ends a fault; it is no fault itself.
+    if (isolated) {
+      faults_.RecordInjected("isolate", std::move(what));
+    } else {
+      faults_.Record(std::move(what));
+    }
     absl::Status s = RunOnLoop([&]() -> absl::Status {
       faults_.SetIsolated(isolated);
       if (!isolated) return server_->AcceptConnections();
@@ -207,6 +226,37 @@ class BrokerImpl {
     std::future<R> result = promise.get_future();
     asio::post(*io_, [&] { promise.set_value(fn()); });
     return result.get();
+  }
+
+  // Serves this broker's metrics, when asked for and not in a cluster (the
+  // Cluster serves its brokers' together).
+  absl::Status StartMetrics() {
+    if (options_.metrics_port < 0 || controller_) return absl::OkStatus();
+    if (options_.metrics_port > 65535)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "metrics port ", options_.metrics_port, " is not in [0, 65535]"));
+    absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
+        MetricsEndpoint::Start(options_.host,
+                               static_cast<uint16_t>(options_.metrics_port),
+                               {[this] { return Sample(); }});
+    if (!endpoint.ok()) return endpoint.status();
+    metrics_ = std::move(*endpoint);
+    LogInfo("metrics on http://", options_.host, ":", metrics_->port(),
+            "/metrics");
+    return absl::OkStatus();
+  }
+
+  // Counters are read where they are; partitions on the loop, waiting at most
+  // a second so that a scrape never hangs on a stuck or stopping broker.
+  BrokerSample Sample() {
+    BrokerSample s;
+    s.node_id = options_.node_id;
+    s.running = running_;
+    s.counters = counters_->Read();
+    s.faults = faults_.InjectedCounts();
+    if (auto partitions = probe_.SamplePartitions(std::chrono::seconds(1)))
+      s.partitions = std::move(*partitions);
+    return s;
   }
 
   void Post(std::function<void()> fn) {
@@ -261,6 +311,12 @@ class BrokerImpl {
   std::thread thread_;
   uint16_t port_ = 0;
   std::atomic<bool> running_{false};
+  std::shared_ptr<BrokerCounters> counters_ =
+      std::make_shared<BrokerCounters>();
+  LoopProbe probe_;
+  // Declared last, destroyed first: a scrape in progress reads the members
+  // above.
+  std::unique_ptr<MetricsEndpoint> metrics_;
 };
 
 namespace {
@@ -322,6 +378,7 @@ absl::StatusOr<std::unique_ptr<Broker>> Broker::StartInCluster(
   auto impl =
       std::make_unique<BrokerImpl>(std::move(options), std::move(controller));
   if (absl::Status s = impl->Start(port); !s.ok()) return s;
+  if (absl::Status s = impl->StartMetrics(); !s.ok()) return s;
   return std::unique_ptr<Broker>(new Broker(std::move(impl)));
 }
 
@@ -335,6 +392,12 @@ std::string Broker::bootstrap_servers() const {
 uint16_t Broker::port() const { return impl_->port_; }
 
 const BrokerOptions& Broker::options() const { return impl_->options_; }
+
+int32_t Broker::metrics_port() const {
+  return impl_->metrics_ ? impl_->metrics_->port() : -1;
+}
+
+BrokerSample Broker::SampleMetrics() const { return impl_->Sample(); }
 
 Faults& Broker::faults() { return impl_->faults_; }
 

@@ -20,6 +20,7 @@
 #include "cluster/topic.h"
 #include "exactly/broker/broker.h"
 #include "exactly/broker/faults.h"
+#include "metrics/broker_counters.h"
 #include "storage/store.h"
 #include "util/frame_arena.h"
 
@@ -42,6 +43,12 @@ class BrokerState {
   const BrokerOptions& options() const { return options_; }
   asio::io_context& io() { return io_; }
   Faults& faults() { return faults_; }
+  // Requests and transactions counted for the metrics endpoint. The Broker
+  // shares its own, which outlive a restart; a state alone has a fresh one.
+  BrokerCounters& counters() { return *counters_; }
+  void set_counters(std::shared_ptr<BrokerCounters> counters) {
+    counters_ = std::move(counters);
+  }
   Store* store() { return store_.get(); }  // null in memory
   CommitPipeline& commits() { return *commits_; }
   TopicRegistry& topics() { return topics_; }
@@ -122,6 +129,8 @@ class BrokerState {
   BrokerOptions options_;
   asio::io_context& io_;
   Faults& faults_;
+  std::shared_ptr<BrokerCounters> counters_ =
+      std::make_shared<BrokerCounters>();
   std::shared_ptr<FrameArena> frames_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<CommitPipeline> commits_;

@@ -7,6 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "controller/controller.h"
+#include "metrics/broker_sample.h"
+#include "metrics/metrics_endpoint.h"
+#include "util/logging.h"
 
 namespace exactly::broker {
 
@@ -57,6 +60,24 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
   // Brokers the saved state names that this cluster does not run (it had
   // more before) give up their leaderships now.
   controller->FenceUnregistered();
+  if (options.broker.metrics_port >= 0) {
+    if (options.broker.metrics_port > 65535)
+      return absl::InvalidArgumentError(
+          absl::StrCat("metrics port ", options.broker.metrics_port,
+                       " is not in [0, 65535]"));
+    std::vector<SampleSource> sources;
+    for (const auto& b : cluster->brokers_)
+      sources.push_back([b = b.get()] { return b->SampleMetrics(); });
+    absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
+        MetricsEndpoint::Start(
+            options.broker.host,
+            static_cast<uint16_t>(options.broker.metrics_port),
+            std::move(sources));
+    if (!endpoint.ok()) return endpoint.status();
+    cluster->metrics_ = std::move(*endpoint);
+    LogInfo("cluster metrics on http://", options.broker.host, ":",
+            cluster->metrics_->port(), "/metrics");
+  }
   return cluster;
 }
 
@@ -68,6 +89,10 @@ std::string Cluster::bootstrap_servers() const {
 
 Broker& Cluster::broker(int32_t node_id) {
   return *brokers_.at(static_cast<size_t>(node_id - 1));
+}
+
+int32_t Cluster::metrics_port() const {
+  return metrics_ ? metrics_->port() : -1;
 }
 
 absl::Status Cluster::CreateTopic(

@@ -36,6 +36,19 @@ void Faults::Record(std::string what) {
   history_.push_back(std::move(what));
 }
 
+void Faults::RecordInjected(const std::string& kind, std::string what) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++injected_[kind];
+  }
+  Record(std::move(what));
+}
+
+std::map<std::string, int64_t> Faults::InjectedCounts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return injected_;
+}
+
 void Faults::FailRequests(FaultMatch match, int16_t error_code, int count) {
   Record(absl::StrCat("armed: answer ",
                       count < 0 ? "every" : absl::StrCat("the next ", count),
@@ -56,8 +69,14 @@ void Faults::DropProduceResponses(int count, int one_in, FaultMatch match) {
 }
 
 void Faults::AddLatency(int32_t latency_ms, FaultMatch match) {
-  Record(absl::StrCat("armed: ", latency_ms, " ms latency on responses",
-                      Describe(match)));
+  std::string what = absl::StrCat("armed: ", latency_ms,
+                                  " ms latency on responses", Describe(match));
+  // Removing the latency (0) is no fault.
+  if (latency_ms > 0) {
+    RecordInjected("response_latency", std::move(what));
+  } else {
+    Record(std::move(what));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (latency_ms <= 0) {
     latencies_.clear();
@@ -67,7 +86,7 @@ void Faults::AddLatency(int32_t latency_ms, FaultMatch match) {
 }
 
 void Faults::CloseAllConnections() {
-  Record("closing every client connection");
+  RecordInjected("close_connections", "closing every client connection");
   std::function<void()> hook;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -77,8 +96,9 @@ void Faults::CloseAllConnections() {
 }
 
 void Faults::BrokerDown(int32_t duration_ms) {
-  Record(absl::StrCat("broker down for ", duration_ms,
-                      " ms: connections closed and refused"));
+  RecordInjected("broker_down",
+                 absl::StrCat("broker down for ", duration_ms,
+                              " ms: connections closed and refused"));
   std::function<void(int32_t)> hook;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -100,7 +120,8 @@ bool Faults::TakeHoldTransactionMarkers() {
     if (hold_markers_ == 0) return false;
     if (hold_markers_ > 0) --hold_markers_;
   }
-  Record(
+  RecordInjected(
+      "held_transaction_markers",
       "holding a transaction's markers after its Prepare state was persisted");
   return true;
 }
@@ -117,7 +138,7 @@ void Faults::Clear() {
 }
 
 void Faults::PauseReplication() {
-  Record("replication into this broker paused");
+  RecordInjected("replication_paused", "replication into this broker paused");
   std::lock_guard<std::mutex> lock(mu_);
   replication_paused_ = true;
 }
@@ -129,7 +150,13 @@ void Faults::ResumeReplication() {
 }
 
 void Faults::SetReplicationLatency(int32_t latency_ms) {
-  Record(absl::StrCat(latency_ms, " ms latency before each replica fetch"));
+  std::string what =
+      absl::StrCat(latency_ms, " ms latency before each replica fetch");
+  if (latency_ms > 0) {
+    RecordInjected("replication_latency", std::move(what));
+  } else {
+    Record(std::move(what));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   replication_latency_ms_ = std::max(latency_ms, 0);
 }
@@ -179,11 +206,13 @@ std::optional<int16_t> Faults::TakeError(int16_t api_key,
     }
   }
   if (error) {
-    Record(absl::StrCat(
-        "injected ", std::string(protocol::ErrorCodeName(*error)), " into ",
-        std::string(protocol::ApiKeyName(api_key)),
-        topic ? absl::StrCat(" ", *topic) : std::string(),
-        partition ? absl::StrCat("[", *partition, "]") : std::string()));
+    RecordInjected(
+        "request_error",
+        absl::StrCat(
+            "injected ", std::string(protocol::ErrorCodeName(*error)), " into ",
+            std::string(protocol::ApiKeyName(api_key)),
+            topic ? absl::StrCat(" ", *topic) : std::string(),
+            partition ? absl::StrCat("[", *partition, "]") : std::string()));
   }
   return error;
 }
@@ -205,7 +234,8 @@ bool Faults::TakeDropProduceResponse(const std::vector<std::string>& topics) {
     }
   }
   if (drop)
-    Record(
+    RecordInjected(
+        "dropped_produce_response",
         "appended a Produce request and dropped its response (connection "
         "closed)");
   return drop;

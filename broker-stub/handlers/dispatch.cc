@@ -51,6 +51,7 @@ void DispatchRequest(BrokerState& b,
                                    ")"));
     return;
   }
+  b.counters().CountRequest(h.api_key);
   if (h.api_version < api->min_version || h.api_version > api->max_version) {
     if (api->key == protocol::ApiKey::kApiVersions) {
       AnswerUnsupportedApiVersions(h, r);

@@ -1,7 +1,7 @@
 // exactly-broker: the bundled Kafka-protocol broker as a program.
 //
 //   exactly-broker --port 0 [--data-dir DIR] [--default-partitions N]
-//   [--no-auto-create-topics] [--brokers N]
+//   [--no-auto-create-topics] [--brokers N] [--metrics-port N]
 //
 // Prints "bootstrap.servers=127.0.0.1:PORT" on stdout once it serves, so
 // scripts can wait for that line (with --brokers N, every broker's
@@ -85,6 +85,11 @@ ABSL_FLAG(int32_t, admin_port, -1,
           "-1 disables); "
           "see docs/faults.md.");
 
+ABSL_FLAG(int32_t, metrics_port, -1,
+          "Serve Prometheus metrics at http://HOST:PORT/metrics (0 picks a "
+          "port, -1 disables; with --brokers N one endpoint for all, "
+          "labelled broker=<node id>). Needs a build with prometheus-cpp.");
+
 namespace {
 
 // Kafka-style dashed flags (--data-dir, --no-auto-create-topics) become
@@ -167,6 +172,14 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+  if (options.metrics_port < -1 || options.metrics_port > 65535) {
+    std::fprintf(stderr,
+                 "exactly-broker: --metrics-port %d is not a port number\n",
+                 options.metrics_port);
+    return 2;
+  }
+
   options.replica_lag_time_max_ms =
       absl::GetFlag(FLAGS_replica_lag_time_max_ms);
   options.min_insync_replicas = absl::GetFlag(FLAGS_min_insync_replicas);
@@ -236,6 +249,13 @@ int main(int argc, char** argv) {
               broker ? broker->bootstrap_servers().c_str()
                      : cluster->bootstrap_servers().c_str());
   if (admin) std::printf("admin=127.0.0.1:%u\n", admin->port());
+  // After the bootstrap line, which scripts read first.
+  if (int32_t metrics_port =
+          broker ? broker->metrics_port() : cluster->metrics_port();
+      metrics_port >= 0) {
+    std::printf("metrics=http://%s:%d/metrics\n", options.host.c_str(),
+                metrics_port);
+  }
   std::fflush(stdout);
 
   int signal = 0;

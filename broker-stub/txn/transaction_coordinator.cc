@@ -448,8 +448,9 @@ void TransactionCoordinator::SendMarkers(TxnMetadata& m) {
 }
 
 void TransactionCoordinator::Complete(TxnMetadata& m) {
-  m.state = m.state == TxnState::kPrepareCommit ? TxnState::kCompleteCommit
-                                                : TxnState::kCompleteAbort;
+  const bool committed = m.state == TxnState::kPrepareCommit;
+  m.state = committed ? TxnState::kCompleteCommit : TxnState::kCompleteAbort;
+  b_.counters().CountTransactionEnd(committed);
   m.partitions.clear();
   m.groups.clear();
   m.last_update_ms = b_.NowMs();
@@ -474,6 +475,7 @@ void TransactionCoordinator::AbortTimedOut() {
     LogWarning("transaction '", id, "' exceeded its timeout of ", m.timeout_ms,
                " ms: aborting it and fencing producer ", m.producer_id,
                " epoch ", m.producer_epoch);
+    b_.counters().CountTransactionTimeout();
     FenceAndAbort(m, "transaction timeout");
   }
 }

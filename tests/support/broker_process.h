@@ -68,6 +68,7 @@ class BrokerProcess {
       return;
     }
     bootstrap_ = line.substr(kPrefix.size(), line.find('\n') - kPrefix.size());
+    pending_ = line.substr(line.find('\n') + 1);
   }
   BrokerProcess(const BrokerProcess&) = delete;
   BrokerProcess& operator=(const BrokerProcess&) = delete;
@@ -76,6 +77,24 @@ class BrokerProcess {
   bool running() const { return pid_ > 0 && !bootstrap_.empty(); }
   const std::string& error() const { return error_; }
   const std::string& bootstrap_servers() const { return bootstrap_; }
+
+  // The next line the program prints on stdout after the bootstrap line
+  // (without its newline), waiting up to `timeout_ms`; empty when none came.
+  std::string NextLine(int timeout_ms = 10000) {
+    while (pending_.find('\n') == std::string::npos && stdout_ >= 0) {
+      pollfd p{.fd = stdout_, .events = POLLIN, .revents = 0};
+      if (poll(&p, 1, timeout_ms) <= 0) return "";
+      char buf[256];
+      const ssize_t n = read(stdout_, buf, sizeof(buf));
+      if (n <= 0) return "";
+      pending_.append(buf, static_cast<size_t>(n));
+    }
+    const size_t end = pending_.find('\n');
+    if (end == std::string::npos) return "";
+    std::string line = pending_.substr(0, end);
+    pending_.erase(0, end + 1);
+    return line;
+  }
 
   // SIGTERM and wait: true if the broker exited by itself with status 0.
   bool Stop() {
@@ -106,6 +125,7 @@ class BrokerProcess {
   pid_t pid_ = -1;
   int stdout_ = -1;
   std::string bootstrap_;
+  std::string pending_;  // read from stdout after the bootstrap line
   std::string error_;
 };
 

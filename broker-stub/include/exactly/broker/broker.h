@@ -107,6 +107,13 @@ struct BrokerOptions {
   // Log every request and response at debug level; faults and errors are always
   // logged.
   bool verbose = false;
+  // Serves Prometheus metrics (GET /metrics on `host`) on this port: offsets
+  // per partition, requests by API, transactions by outcome, faults injected.
+  // -1: off; 0 picks a free port (metrics_port() tells which). Start fails
+  // when exactly was built without prometheus-cpp. In a Cluster this is the
+  // port of the cluster's one endpoint, where every broker's samples carry
+  // broker="<node id>".
+  int32_t metrics_port = -1;
 };
 
 // A record as the broker stored it, for assertions in tests.
@@ -164,6 +171,7 @@ struct LogMemory {
 class BrokerImpl;
 class Cluster;
 class Controller;
+struct BrokerSample;
 
 class Broker {
  public:
@@ -180,6 +188,9 @@ class Broker {
   std::string bootstrap_servers() const;
   uint16_t port() const;
   const BrokerOptions& options() const;
+  // The port of this broker's metrics endpoint; -1 when it serves none (the
+  // default, and a Cluster's brokers: see Cluster::metrics_port()).
+  int32_t metrics_port() const;
 
   // Creates a topic; AlreadyExists if it exists.
   absl::Status CreateTopic(
@@ -248,6 +259,8 @@ class Broker {
   absl::Status SetIsolated(bool isolated);
   // Faults::PauseReplication, and the fetches in flight dropped.
   absl::Status PauseReplication();
+  // What the metrics endpoint shows of this broker now (any thread).
+  BrokerSample SampleMetrics() const;
   explicit Broker(std::unique_ptr<BrokerImpl> impl);
   std::unique_ptr<BrokerImpl> impl_;
 };

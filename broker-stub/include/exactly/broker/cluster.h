@@ -51,6 +51,8 @@ struct PartitionLeadership {
   std::vector<int32_t> isr;
 };
 
+class MetricsEndpoint;
+
 class Cluster {
  public:
   static absl::StatusOr<std::unique_ptr<Cluster>> Start(ClusterOptions options);
@@ -63,6 +65,9 @@ class Cluster {
   int32_t size() const { return static_cast<int32_t>(brokers_.size()); }
   // The broker with node id `node_id` (1..size()).
   Broker& broker(int32_t node_id);
+  // The port of the cluster's one metrics endpoint (options.broker.
+  // metrics_port), whose samples carry broker="<node id>"; -1 when off.
+  int32_t metrics_port() const;
 
   // Creates a topic with `replication_factor` replicas per partition (-1: the
   // default), through a running broker, as CreateTopics does.
@@ -113,6 +118,8 @@ class Cluster {
   ClusterOptions options_;
   std::shared_ptr<Controller> controller_;
   std::vector<std::unique_ptr<Broker>> brokers_;  // node id i at [i - 1]
+  // Declared last, destroyed first: its scrapes read the brokers.
+  std::unique_ptr<MetricsEndpoint> metrics_;
 };
 
 }  // namespace exactly::broker

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -69,6 +70,10 @@ class Faults {
 
   // Every fault injected so far, oldest first, as logged.
   std::vector<std::string> History() const;
+  // How many faults took effect so far, by kind ("request_error",
+  // "dropped_produce_response", "broker_down", "kill", ...): what the metrics
+  // endpoint reports as exactly_broker_faults_injected_total.
+  std::map<std::string, int64_t> InjectedCounts() const;
 
   // ---- Used by the broker's event loop. ----
   struct Hooks {
@@ -91,6 +96,8 @@ class Faults {
   bool isolated() const;
   void SetIsolated(bool isolated);
   void Record(std::string what);
+  // Records a fault that takes effect now, counted under `kind`.
+  void RecordInjected(const std::string& kind, std::string what);
 
  private:
   struct ErrorRule {
@@ -118,6 +125,7 @@ class Faults {
   int32_t replication_latency_ms_ = 0;
   bool isolated_ = false;
   std::vector<std::string> history_;
+  std::map<std::string, int64_t> injected_;
   Hooks hooks_;
 };
 
