@@ -336,7 +336,8 @@ class Broker:
     whose transaction already ended; always logged),
     ``transaction_partition_verification`` (KIP-890, on by default),
     ``min_insync_replicas`` (for topics that do not set it; default 1),
-    ``verbose``.
+    ``metrics_port`` (serve Prometheus text at ``metrics_url``; 0 picks a
+    free port; needs a build with prometheus-cpp), ``verbose``.
 
     ``brokers=N`` (N > 1) starts a cluster of N brokers in this process,
     sharing a controller, with node ids 1..N (each its own port, and its own
@@ -439,6 +440,17 @@ class Broker:
     def port(self) -> int:
         """The port of the broker (of broker 1 in a cluster)."""
         return int(self._running().port)
+
+    @property
+    def metrics_url(self) -> Optional[str]:
+        """The broker's Prometheus endpoint, "http://HOST:PORT/metrics" (one
+        for a whole cluster, each sample labelled broker="<node id>"), or
+        None without ``metrics_port``."""
+        port = int(self._running().metrics_port)
+        if port < 0:
+            return None
+        host = self.bootstrap_servers.split(",")[0].rsplit(":", 1)[0]
+        return f"http://{host}:{port}/metrics"
 
     @property
     def brokers(self) -> int:

@@ -61,6 +61,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
       &o.transaction_partition_verification);
   Set(options, "replica_lag_time_max_ms", &o.replica_lag_time_max_ms);
   Set(options, "min_insync_replicas", &o.min_insync_replicas);
+  Set(options, "metrics_port", &o.metrics_port);
   Set(options, "verbose", &o.verbose);
   for (auto item : options) {
     static const char* const kKnown[] = {"host",
@@ -87,6 +88,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "transaction_partition_verification",
                                          "replica_lag_time_max_ms",
                                          "min_insync_replicas",
+                                         "metrics_port",
                                          "brokers",
                                          "default_replication_factor",
                                          "unclean_leader_election",
@@ -209,6 +211,11 @@ class PyBroker {
                     : broker_->bootstrap_servers();
   }
   uint16_t port() { return Node(std::nullopt).port(); }
+  // The Prometheus endpoint's port (one for a whole cluster); -1 when off.
+  int32_t metrics_port() {
+    Running();
+    return cluster_ ? cluster_->metrics_port() : broker_->metrics_port();
+  }
   std::vector<uint16_t> ports() {
     std::vector<uint16_t> out;
     for (int32_t id : AllNodes()) out.push_back(Node(id).port());
@@ -490,6 +497,7 @@ void RegisterBroker(py::module_& m) {
       .def_property_readonly("brokers", &PyBroker::brokers)
       .def_property_readonly("bootstrap_servers", &PyBroker::bootstrap_servers)
       .def_property_readonly("port", &PyBroker::port)
+      .def_property_readonly("metrics_port", &PyBroker::metrics_port)
       .def("ports", &PyBroker::ports)
       .def("node_running", &PyBroker::node_running, py::arg("node"))
       .def("create_topic", &PyBroker::CreateTopic, py::arg("name"),
