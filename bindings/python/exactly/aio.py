@@ -788,6 +788,16 @@ class Consumer(_Client):
         inside a poll, so until then the worker polls in slices; a record
         those polls fetch is kept for the next poll(). Cancelling the await
         does not take the commit back."""
+        inflight = self._inflight
+        if offsets is None and inflight is not None:
+            # A poll still in flight (its caller was cancelled) hands its
+            # records to Python, for the next poll(): wait for it, so that
+            # they count as fetched, not returned.
+            await asyncio.wait([inflight])
+            if self._inflight is inflight and not inflight.cancelled() and \
+                    inflight.exception() is None:
+                self._inflight = None
+                self._ready.extend(inflight.result())
         if offsets is None and self._ready:
             offsets = await self._returned_positions()
         future: "asyncio.Future[None]" = self._loop.create_future()

@@ -488,6 +488,41 @@ def test_commit_completes_through_the_loop(exactly_broker, topic):
     assert exactly_broker.committed_offset("aio-g3", topic) == 30
 
 
+def test_commit_after_a_cancelled_poll_covers_only_returned_records(
+        exactly_broker, topic):
+    servers = exactly_broker.bootstrap_servers
+    with exactly.Producer(servers) as p:
+        p.send_batch(topic, [f"v{i}" for i in range(20)])
+
+    async def main():
+        got = []
+        committed = []
+        async with exactly.aio.Consumer(servers, "aio-g5",
+                                        topics=[topic]) as c:
+            got.append((await c.poll()).value)
+            while len(got) < 20:
+                task = asyncio.ensure_future(c.poll())
+                await asyncio.sleep(0)
+                await asyncio.sleep(0)
+                task.cancel()
+                try:
+                    got.append((await task).value)
+                except asyncio.CancelledError:
+                    pass
+                # The cancelled poll may still be fetching on the worker.
+                await c.commit()
+                committed.append((len(got), exactly_broker.committed_offset(
+                    "aio-g5", topic)))
+                if len(got) < 20:
+                    got.append((await c.poll()).value)
+        return got, committed
+
+    got, committed = run(main())
+    assert got == [f"v{i}".encode() for i in range(20)]
+    assert all(returned == offset for returned, offset in committed), \
+        committed
+
+
 @pytest.mark.parametrize("how", ["poll", "async-for"])
 def test_close_ends_a_waiting_poll(exactly_broker, topic, how):
     exactly_broker.create_topic(topic)
