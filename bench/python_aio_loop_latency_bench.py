@@ -158,7 +158,7 @@ def run() -> None:
     print(f"exactly.aio: a {PERIOD * 1000:.0f} ms timer's lateness while "
           f"the loop awaits {n} sends ({writers} writers), "
           f"librdkafka {exactly.librdkafka_version}, "
-          f"SEND_SLICE {exactly.aio.SEND_SLICE}, "
+          f"SEND_SLICE {getattr(exactly.aio, 'SEND_SLICE', None)}, "
           f"gc {'on' if gc.isenabled() else 'off'}")
     with Broker(topics={TOPIC: 1}) as broker:
         worst = {}
