@@ -20,9 +20,13 @@ loop watches that descriptor (``loop.add_reader``) and completes the
 futures on its own thread, a bounded number per turn. No thread per call:
 what blocks in C++ (creating a transactional producer, begin, commit,
 abort, flush, close, consumer polls, the Processor's batches) runs on one
-worker thread per client, in the order called. Sending never waits on the
-loop: when librdkafka's queue (or the spool) is full, the coroutine sleeps
-and retries, up to ``queue_full_timeout`` (``full_timeout``) seconds.
+worker thread per client, in the order called. Sends go to the native
+client at most SEND_SLICE per turn of the loop (a gather over thousands of
+send() coroutines starts them all in one turn; the rest wait their turn, in
+order). Sending never waits on the loop: when librdkafka's queue (or the
+spool) is full, the coroutine sleeps and retries, up to
+``queue_full_timeout`` (``full_timeout``) seconds. The consumer's commit is
+asynchronous, its result coming back through the loop.
 
 Clients are created inside a running loop and belong to it. Those whose
 creation blocks are made by ``await Class.create(...)``; every class has
