@@ -20,9 +20,13 @@ loop watches that descriptor (``loop.add_reader``) and completes the
 futures on its own thread, a bounded number per turn. No thread per call:
 what blocks in C++ (creating a transactional producer, begin, commit,
 abort, flush, close, consumer polls, the Processor's batches) runs on one
-worker thread per client, in the order called. Sending never waits on the
-loop: when librdkafka's queue (or the spool) is full, the coroutine sleeps
-and retries, up to ``queue_full_timeout`` (``full_timeout``) seconds.
+worker thread per client, in the order called. Sends go to the native
+client at most SEND_SLICE per turn of the loop (a gather over thousands of
+send() coroutines starts them all in one turn; the rest wait their turn, in
+order). Sending never waits on the loop: when librdkafka's queue (or the
+spool) is full, the coroutine sleeps and retries, up to
+``queue_full_timeout`` (``full_timeout``) seconds. The consumer's commit is
+asynchronous, its result coming back through the loop.
 
 Clients are created inside a running loop and belong to it. Those whose
 creation blocks are made by ``await Class.create(...)``; every class has
@@ -36,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import inspect
 import threading
 from types import TracebackType
 from typing import (
@@ -60,7 +65,8 @@ from exactly import consumer as _consumer
 from exactly import processor as _processor
 from exactly import producer as _producer
 from exactly import spool as _spool
-from exactly.errors import Error, KafkaError, ResourceExhaustedError
+from exactly.errors import (Error, KafkaError, ResourceExhaustedError,
+                            StateError)
 from exactly.producer import BatchItem, Data, Headers
 from exactly.types import (
     ANY_PARTITION,
@@ -76,6 +82,7 @@ from exactly.types import (
 )
 
 __all__ = [
+    "AsyncTransform",
     "Consumer",
     "Processor",
     "Producer",
@@ -87,14 +94,28 @@ __all__ = [
 _T = TypeVar("_T")
 _C = TypeVar("_C", bound="_Client")
 
+#: The Processor's transform as a coroutine function:
+#: ``async def transform(message, emitter)`` (a plain function, the
+#: ``exactly.processor.Transform``, is accepted too).
+AsyncTransform = Callable[[Message, Any], Awaitable[Any]]
+
 #: Completions run per turn of the loop; more wait for the next turn, so
 #: that a burst of reports never holds the loop for long.
 DRAIN_BATCH = 256
 #: How long one poll on the worker thread waits, at most (seconds): a poll
-#: without a timeout is a series of these, so close() never waits longer.
-POLL_SLICE = 0.25
+#: without a timeout is a series of these, so close() (which runs on the
+#: worker after the poll in progress) never waits longer.
+POLL_SLICE = 0.1
+#: The slices the worker polls in while a commit's result is awaited.
+COMMIT_POLL_SLICE = 0.02
 #: How long a send whose queue is full sleeps before trying again.
 _FULL_RETRY = 0.001
+#: Sends handed to the native client per turn of the loop. Past that, the
+#: sends of the same turn (an ``asyncio.gather`` over thousands of send()
+#: coroutines starts them all in one turn) wait their turn, in order, and
+#: SEND_SLICE of them go per later turn: each costs the loop about as much
+#: as the task that awaits it, and the loop's timers run in between.
+SEND_SLICE = 128
 
 
 def _settle(future: "asyncio.Future[Any]", error: Optional[BaseException],
@@ -118,6 +139,11 @@ class _Client:
             max_workers=1, thread_name_prefix="exactly-aio")
         self._reader_native: Any = None
         self._fd = -1
+        # The send admission (see SEND_SLICE): sends begun this turn, the
+        # waiters for a later turn, and whether _next_turn is scheduled.
+        self._turn_sent = 0
+        self._waiting: Deque["asyncio.Future[None]"] = deque()
+        self._turn_scheduled = False
 
     # -- the worker thread
 
@@ -130,6 +156,42 @@ class _Client:
         instance's worker does not exist yet."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(None, make)
+
+    # -- sends: at most SEND_SLICE per turn of the loop
+
+    async def _admit(self) -> None:
+        """Returns when this send may go to the native client: at once if
+        fewer than SEND_SLICE went this turn and none is waiting, else in a
+        later turn, in order."""
+        if not self._waiting and self._turn_sent < SEND_SLICE:
+            self._turn_sent += 1
+            self._schedule_turn()
+            return
+        waiter: "asyncio.Future[None]" = self._loop.create_future()
+        self._waiting.append(waiter)
+        self._schedule_turn()
+        await waiter  # cancelled: _next_turn skips it
+
+    def _schedule_turn(self) -> None:
+        if not self._turn_scheduled:
+            self._turn_scheduled = True
+            self._loop.call_soon(self._next_turn)
+
+    def _next_turn(self) -> None:
+        """Once per turn while sends are admitted: a new count, and the
+        next SEND_SLICE waiters (they send in the next turn, which counts
+        them)."""
+        self._turn_scheduled = False
+        released = 0
+        waiting = self._waiting
+        while waiting and released < SEND_SLICE:
+            waiter = waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                released += 1
+        self._turn_sent = released
+        if waiting or released:
+            self._schedule_turn()
 
     # -- completions on the loop's thread
 
@@ -194,7 +256,7 @@ class _Client:
 
     @property
     def closed(self) -> bool:
-        return self._sync.closed
+        return bool(self._sync.closed)
 
     async def __aenter__(self: _C) -> _C:
         return self
@@ -247,7 +309,19 @@ class _ProducerApi(_Client):
         """Sends one record and returns its :class:`DeliveryReport` once
         the broker has it (acks=all), or raises its KafkaError. Many sends
         may be awaited at once (``asyncio.gather``): they are in flight
-        together."""
+        together, handed to librdkafka SEND_SLICE per turn of the loop."""
+        # _admit, inline: the first step of each of a gather's thousands of
+        # tasks runs in one turn, so it does no more than it must.
+        if self._waiting or self._turn_sent >= SEND_SLICE:
+            waiter: "asyncio.Future[None]" = self._loop.create_future()
+            self._waiting.append(waiter)
+            if not self._turn_scheduled:
+                self._schedule_turn()
+            await waiter
+        else:
+            self._turn_sent += 1
+            if not self._turn_scheduled:
+                self._schedule_turn()
         return await self._queue(topic, value, key, partition, timestamp_ms,
                                  headers)
 
@@ -271,6 +345,7 @@ class _ProducerApi(_Client):
 
     async def _queue(self, topic: str, value: Data, key: Data, partition: int,
                      timestamp_ms: int, headers: Headers) -> DeliveryReport:
+        """Sends, once admitted."""
         future: "asyncio.Future[DeliveryReport]" = self._loop.create_future()
         complete = self._completion(future)
         send = self._native.send_future
@@ -424,6 +499,7 @@ class Transaction:
         delivers it, or fails. (``producer.send`` awaits each delivery.)"""
         producer = self._producer
         native = producer._native
+        await producer._admit()
         await producer._retry_when_full(
             lambda: native.send(topic, value, key, partition=partition,
                                 timestamp_ms=timestamp_ms, headers=headers,
@@ -612,8 +688,11 @@ class Consumer(_Client):
         # The poll in progress on the worker: kept when the awaiting task is
         # cancelled, so the next poll returns what it fetched.
         self._inflight: Optional["asyncio.Future[List[Message]]"] = None
-        # Fetched, not yet returned (only after such a cancellation).
+        # Fetched, not yet returned (only after such a cancellation, or
+        # by the polls that wait for a commit's result).
         self._ready: Deque[Message] = deque()
+        # close() has begun: no new poll goes to the worker.
+        self._closing = False
 
     @classmethod
     async def create(cls, bootstrap_servers: Optional[str] = None,
@@ -634,6 +713,8 @@ class Consumer(_Client):
                 out = list(self._ready)
                 self._ready.clear()
                 return out
+            if self._closing and self._inflight is None:
+                return []
             if self._inflight is None:
                 left = POLL_SLICE if deadline is None else \
                     max(0.0, min(POLL_SLICE, deadline - self._loop.time()))
@@ -657,8 +738,8 @@ class Consumer(_Client):
             self._inflight = None
             if messages:
                 return messages
-            if self._sync.closed or (deadline is not None and
-                                     self._loop.time() >= deadline):
+            if self._closing or (deadline is not None and
+                                 self._loop.time() >= deadline):
                 return []
 
     async def poll(self, timeout: Optional[float] = None
@@ -685,7 +766,7 @@ class Consumer(_Client):
 
     async def __anext__(self) -> Message:
         """Records, until the consumer is closed."""
-        while not self._sync.closed:
+        while not self._closing:
             message = await self.poll(POLL_SLICE)
             if message is not None:
                 return message
@@ -694,7 +775,7 @@ class Consumer(_Client):
     async def batches(self, max_records: int = 500,
                       timeout: float = 1.0) -> Any:
         """An async iterator of non-empty batches, until closed."""
-        while not self._sync.closed:
+        while not self._closing:
             batch = await self.poll_batch(max_records, timeout)
             if batch:
                 yield batch
@@ -703,12 +784,46 @@ class Consumer(_Client):
         self,
         offsets: Optional[_consumer.Offsets] = None,
     ) -> None:
-        """Commits (synchronously, on the worker thread) the position after
-        every record returned so far, or `offsets` (see
-        exactly.Consumer.commit)."""
+        """Commits the position after every record returned so far, or
+        `offsets` (see exactly.Consumer.commit), and returns once the group
+        coordinator has it; raises its KafkaError. Asynchronous: the commit
+        is sent from the worker at once, and its result comes back to the
+        loop through the client's callback queue. librdkafka reports it
+        inside a poll, so until then the worker polls in slices; a record
+        those polls fetch is kept for the next poll(). Cancelling the await
+        does not take the commit back."""
+        inflight = self._inflight
+        if offsets is None and inflight is not None:
+            # A poll still in flight (its caller was cancelled) hands its
+            # records to Python, for the next poll(): wait for it, so that
+            # they count as fetched, not returned.
+            await asyncio.wait([inflight])
+            if self._inflight is inflight and not inflight.cancelled() and \
+                    inflight.exception() is None:
+                self._inflight = None
+                self._ready.extend(inflight.result())
         if offsets is None and self._ready:
             offsets = await self._returned_positions()
-        await self._call(functools.partial(self._sync.commit, offsets))
+        future: "asyncio.Future[None]" = self._loop.create_future()
+        await self._call(functools.partial(
+            self._sync.commit, offsets, asynchronous=True,
+            on_commit=self._completion(future)))
+        while not future.done():
+            if self._closing:
+                raise StateError("the consumer was closed before the "
+                                 "commit's result came")
+            if self._inflight is None:
+                self._inflight = self._call(self._poll_one, COMMIT_POLL_SLICE)
+            inflight = self._inflight
+            either: List["asyncio.Future[Any]"] = [future, inflight]
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            if inflight.done() and self._inflight is inflight:
+                self._inflight = None
+                if not inflight.cancelled():
+                    # A poll's error (a rebalance callback that raised) is
+                    # raised here, as a synchronous commit would.
+                    self._ready.extend(inflight.result())
+        await future
 
     async def _returned_positions(self) -> List[TopicPartitionOffset]:
         """The position, less the records fetched but not returned."""
@@ -739,17 +854,53 @@ class Consumer(_Client):
         return await self._call(self._sync.assignment)
 
     def group_metadata(self) -> ConsumerGroupMetadata:
-        return self._sync.group_metadata()
+        metadata: ConsumerGroupMetadata = self._sync.group_metadata()
+        return metadata
 
     async def close(self) -> None:
         """Leaves the group and closes (on the worker thread, after the
-        poll in progress)."""
-        if self._sync.closed:
+        poll in progress: at most POLL_SLICE). A poll awaited meanwhile
+        returns what that poll fetched, or None; ``async for`` ends."""
+        if self._closing:
             return
+        self._closing = True
         try:
             await self._call(self._sync.close)
         finally:
             self._shutdown()
+
+
+def _is_coroutine_function(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or \
+        inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+#: How often a worker waiting for a coroutine transform checks that its
+#: loop still runs (seconds).
+_TRANSFORM_CHECK = 0.5
+
+
+def _on_the_loop(transform: Callable[..., Awaitable[Any]],
+                 loop: asyncio.AbstractEventLoop) -> Callable[..., Any]:
+    """A plain transform for the worker thread that runs the coroutine
+    transform on `loop` and waits for it. If the loop stops meanwhile, the
+    transform raises (the batch is aborted, never half committed)."""
+    async def awaited(result: Awaitable[Any]) -> Any:
+        return await result
+
+    def call(message: Message, emitter: Any) -> Any:
+        future: "concurrent.futures.Future[Any]" = \
+            asyncio.run_coroutine_threadsafe(
+                awaited(transform(message, emitter)), loop)
+        while True:
+            try:
+                return future.result(_TRANSFORM_CHECK)
+            except concurrent.futures.TimeoutError:
+                if loop.is_closed() or not loop.is_running():
+                    future.cancel()
+                    raise RuntimeError(
+                        "the event loop of an async transform stopped")
+    return call
 
 
 def _spool_full(error: Error) -> bool:
@@ -818,6 +969,7 @@ class SpooledProducer(_Client):
         """Appends records (values, or (key, value) pairs) in one write:
         returns once all are durable, or raises why none was spooled."""
         items = list(records)
+        await self._admit()
         future: "asyncio.Future[None]" = self._loop.create_future()
         complete = self._completion(future)
         await self._retry_when_full(
@@ -842,22 +994,35 @@ class SpooledProducer(_Client):
 
     @property
     def recovered_cursor(self) -> str:
-        return self._sync.recovered_cursor
+        return str(self._sync.recovered_cursor)
 
     @property
     def exactly_once(self) -> bool:
-        return self._sync.exactly_once
+        return bool(self._sync.exactly_once)
 
     def metrics(self) -> _spool.SpoolMetrics:
-        return self._sync.metrics()
+        metrics: _spool.SpoolMetrics = self._sync.metrics()
+        return metrics
 
 
 class Processor(_Client):
     """The exactly-once consume-transform-produce loop, for asyncio. Create
     it with ``await Processor.create(...)`` (exactly.Processor's
-    arguments). Batches run on the worker thread, and so does the
-    ``transform`` (a plain function: it runs off the loop, so it may
-    block)."""
+    arguments). Batches run on the worker thread. The ``transform`` is a
+    plain function, which runs there (off the loop, so it may block), or a
+    coroutine function, ``async def transform(message, emitter)``, which
+    runs on the loop while the worker waits for it: it may await other
+    clients of the loop, and its emitter is valid until it returns. Either
+    way an exception it raises aborts the batch, whose input is transformed
+    again by the next run: only one run's output is ever committed.
+
+    >>> async def enrich(message, out):
+    ...     out.send("enriched", key=message.key,
+    ...              value=await lookup(message.value))
+    >>> p = await exactly.aio.Processor.create(
+    ...     servers, group_id="enricher", input_topics="orders",
+    ...     transactional_id="enricher-1", transform=enrich)
+    """
 
     def __init__(self, sync: _processor.Processor) -> None:
         """Use ``create``."""
@@ -868,6 +1033,10 @@ class Processor(_Client):
     @classmethod
     async def create(cls, bootstrap_servers: str, **kwargs: Any
                      ) -> "Processor":
+        transform = kwargs.get("transform")
+        if transform is not None and _is_coroutine_function(transform):
+            kwargs["transform"] = _on_the_loop(
+                transform, asyncio.get_running_loop())
         sync = await cls._build(functools.partial(
             _processor.Processor, bootstrap_servers, **kwargs))
         return cls(sync)
@@ -888,7 +1057,8 @@ class Processor(_Client):
         self._stopping = True
 
     def stats(self) -> ProcessorStats:
-        return self._sync.stats()
+        stats: ProcessorStats = self._sync.stats()
+        return stats
 
     async def close(self) -> None:
         if self._sync.closed:

@@ -17,6 +17,20 @@ Fixtures:
   faults on its ``faults`` (kill, isolate, heal, pause_replication, ...).
   Configure it with ``@pytest.mark.exactly_cluster(brokers=5, ...)``.
 
+asyncio: the fixtures are plain (the broker runs on threads of its own), so
+they serve ``async def`` tests under any runner. Without pytest-asyncio,
+mark a coroutine test ``@pytest.mark.exactly_aio`` (optionally
+``timeout=60``): the plugin runs it with ``asyncio.run``, a fresh loop per
+test, under that timeout. Or take the ``exactly_aio_run`` fixture,
+``run(coro, timeout=60.0)``, in a plain test. With pytest-asyncio
+installed, its own ``@pytest.mark.asyncio`` works too (leave such tests
+unmarked by ``exactly_aio``)::
+
+    @pytest.mark.exactly_aio
+    async def test_send(exactly_broker):
+        async with exactly.aio.Producer(exactly_broker.bootstrap_servers) as p:
+            report = await p.send("orders", value=b"v")
+
 When ``EXACTLY_TEST_BOOTSTRAP`` names a real cluster, ``exactly_broker`` is
 that cluster instead: ``bootstrap_servers`` points at it, and what only the
 bundled broker can do (faults, restarts, reading its log) skips the test
@@ -25,9 +39,12 @@ with a message saying so.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 import time
-from typing import Any, Callable, Iterator, List, Mapping, Optional
+from typing import (Any, Awaitable, Callable, Iterator, List, Mapping,
+                    Optional, TypeVar)
 
 import pytest
 
@@ -44,6 +61,11 @@ _STALE_METADATA = frozenset({
 
 ENV_BOOTSTRAP = "EXACTLY_TEST_BOOTSTRAP"
 
+#: How long an exactly_aio test (or exactly_aio_run) may run, by default.
+AIO_TIMEOUT = 60.0
+
+_T = TypeVar("_T")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
@@ -56,6 +78,35 @@ def pytest_configure(config: pytest.Config) -> None:
         "exactly_cluster(**options): options for the exactly_cluster fixture "
         "(see exactly.testing.Broker; brokers defaults to 3)",
     )
+    config.addinivalue_line(
+        "markers",
+        "exactly_aio(timeout=60.0): run this async def test with "
+        "asyncio.run, a new event loop, under `timeout` seconds",
+    )
+
+
+def run_aio(coro: Awaitable[_T], timeout: Optional[float] = AIO_TIMEOUT
+            ) -> _T:
+    """Runs `coro` in a new event loop (asyncio.run), failing it with
+    asyncio.TimeoutError after `timeout` seconds (None: no limit)."""
+    async def guarded() -> _T:
+        return await asyncio.wait_for(coro, timeout)
+    return asyncio.run(guarded())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Optional[bool]:
+    """Runs the coroutine tests marked exactly_aio; leaves every other test
+    to pytest (and to pytest-asyncio or anyio, if installed)."""
+    marker = pyfuncitem.get_closest_marker("exactly_aio")
+    if marker is None or not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    timeout = marker.kwargs.get("timeout", AIO_TIMEOUT)
+    funcargs = pyfuncitem.funcargs
+    names = pyfuncitem._fixtureinfo.argnames
+    run_aio(pyfuncitem.obj(**{name: funcargs[name] for name in names}),
+            timeout)
+    return True
 
 
 class ExternalBroker:
@@ -269,3 +320,10 @@ def exactly_cluster(request: pytest.FixtureRequest,
 def exactly_bootstrap_servers(exactly_broker: Any) -> str:
     """bootstrap.servers of the exactly_broker fixture."""
     return str(exactly_broker.bootstrap_servers)
+
+
+@pytest.fixture
+def exactly_aio_run() -> Callable[..., Any]:
+    """``run(coro, timeout=60.0)``: runs a coroutine in a new event loop
+    (asyncio.run) under a timeout, for async code in a plain test."""
+    return run_aio
