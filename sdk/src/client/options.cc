@@ -272,7 +272,7 @@ constexpr std::pair<const char*, const char*> kRecoveryDefaults[] = {
 // 2 responses lost, 300 records, Producer: 120.3 s to drain with librdkafka's
 // 60 s, 60.3 s with the Java client's 30 s (its request.timeout.ms), 20.2 s
 // with 10 s (10.1 s per drop). No request timed out in the SDK integration
-// suite with 10 s (88 tests, 3 minutes, on the 2-core VM while a build and
+// suite with 10 s (83 tests run, 3 minutes, on the 2-core VM while a build and
 // the bench ran). The price: a request a broker takes longer than 10 s to
 // answer is retried on a new connection, among them an acks=all produce a
 // broker holds for a slow follower (request.timeout.ms, 30 s, and Kafka's
