@@ -250,7 +250,7 @@ absl::Status ValidateProducer(const ProducerOptions& options,
 // reconnect.backoff.max.ms of the attempt before, up to that maximum: 10 s by
 // default, so on a flaky network every lost connection stalls a client for up
 // to 10 s. bench/fault_recovery_bench, 1 produce response in 10 dropped (the
-// connection closed), 1,000 spooled records (34 drops): 268 s to drain with
+// connection closed), 1,000 spooled records (33 drops): 268 s to drain with
 // librdkafka's 100 ms / 10 s, 28 s with the Java client's 50 ms / 1 s, 6.0 s
 // with these. The drain time is the sum of the back-offs (about 0.8 x the
 // maximum per drop); retry.backoff.ms only starts to matter below 200 ms.
