@@ -138,7 +138,8 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
                         static_cast<int>(*count));
     return std::string();
   }
-  if (c.verb == "drop-produce-responses") {
+  if (c.verb == "drop-produce-responses" ||
+      c.verb == "drop-produce-responses-keep-open") {
     absl::StatusOr<FaultMatch> match = args.Match();
     if (!match.ok()) return match.status();
     absl::StatusOr<int64_t> count = args.Int("count", 1);
@@ -146,8 +147,13 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     if (!count.ok()) return count.status();
     if (!one_in.ok()) return one_in.status();
     if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
-    faults.DropProduceResponses(static_cast<int>(*count),
-                                static_cast<int>(*one_in), *match);
+    if (c.verb == "drop-produce-responses") {
+      faults.DropProduceResponses(static_cast<int>(*count),
+                                  static_cast<int>(*one_in), *match);
+    } else {
+      faults.DropProduceResponsesKeepOpen(static_cast<int>(*count),
+                                          static_cast<int>(*one_in), *match);
+    }
     return std::string();
   }
   if (c.verb == "latency") {
@@ -291,8 +297,9 @@ std::string AdminReply(const absl::StatusOr<std::string>& result) {
 std::string AdminHelp() {
   return "commands: fail-requests api= error= [count=1] [topic=] [partition=] "
          "| "
-         "drop-produce-responses [count=1] [one-in=1] [topic=] | latency ms= "
-         "[api=] | "
+         "drop-produce-responses [count=1] [one-in=1] [topic=] | "
+         "drop-produce-responses-keep-open [count=1] [one-in=1] [topic=] | "
+         "latency ms= [api=] | "
          "close-connections | down ms= | hold-txn-markers [count=1] | "
          "restart [mode=clean|crash|power-loss] | clear | history | "
          "create-topic name= [partitions=1] | offsets topic= [partition=0] | "

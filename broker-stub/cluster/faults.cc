@@ -68,6 +68,17 @@ void Faults::DropProduceResponses(int count, int one_in, FaultMatch match) {
   drops_.push_back({std::move(match), count, one_in});
 }
 
+void Faults::DropProduceResponsesKeepOpen(int count, int one_in,
+                                          FaultMatch match) {
+  if (one_in < 1) one_in = 1;
+  Record(absl::StrCat("armed: drop the response of ",
+                      count < 0 ? "every" : absl::StrCat(count),
+                      " Produce request(s), 1 in ", one_in, Describe(match),
+                      ", after appending, keeping the connection open"));
+  std::lock_guard<std::mutex> lock(mu_);
+  drops_.push_back({std::move(match), count, one_in, /*keep_open=*/true});
+}
+
 void Faults::AddLatency(int32_t latency_ms, FaultMatch match) {
   std::string what = absl::StrCat("armed: ", latency_ms,
                                   " ms latency on responses", Describe(match));
@@ -217,27 +228,35 @@ std::optional<int16_t> Faults::TakeError(int16_t api_key,
   return error;
 }
 
-bool Faults::TakeDropProduceResponse(const std::vector<std::string>& topics) {
-  bool drop = false;
+Faults::ResponseDrop Faults::TakeDropProduceResponse(
+    const std::vector<std::string>& topics) {
+  ResponseDrop drop = ResponseDrop::kNone;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (drops_.empty()) return false;
+    if (drops_.empty()) return ResponseDrop::kNone;
     for (auto it = drops_.begin(); it != drops_.end(); ++it) {
       bool matches = !it->match.topic.has_value();
       for (const std::string& t : topics)
         matches |= Matches(it->match, 0, &t, std::nullopt);
       if (!matches) continue;
       if (++it->seen % it->one_in != 0) continue;
-      drop = true;
+      drop = it->keep_open ? ResponseDrop::kKeepConnectionOpen
+                           : ResponseDrop::kCloseConnection;
       if (it->remaining > 0 && --it->remaining == 0) drops_.erase(it);
       break;
     }
   }
-  if (drop)
+  if (drop == ResponseDrop::kCloseConnection) {
     RecordInjected(
         "dropped_produce_response",
         "appended a Produce request and dropped its response (connection "
         "closed)");
+  } else if (drop == ResponseDrop::kKeepConnectionOpen) {
+    RecordInjected(
+        "dropped_produce_response_kept_open",
+        "appended a Produce request and dropped its response (connection "
+        "kept open)");
+  }
   return drop;
 }
 

@@ -250,7 +250,8 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
       required.push_back(partition->log().log_end_offset());
     }
   }
-  bool drop_response = b.faults().TakeDropProduceResponse(topic_names);
+  const Faults::ResponseDrop drop_response =
+      b.faults().TakeDropProduceResponse(topic_names);
   b.commits().AfterCommit([&b, appended = std::move(appended),
                            required = std::move(required),
                            response = std::move(response), r = std::move(r),
@@ -277,10 +278,12 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
     }
     auto answer = [drop_response, acks](ProduceResponse& response,
                                         Responder& r) {
-      if (drop_response) {
+      if (drop_response == Faults::ResponseDrop::kCloseConnection) {
         r.CloseConnection(
             "injected fault: produce response dropped after the append");
-      } else if (acks == 0) {
+      } else if (drop_response == Faults::ResponseDrop::kKeepConnectionOpen ||
+                 acks == 0) {
+        // The response is never sent; later ones on the connection are.
         r.SendNothing();
       } else {
         r.Send(response);

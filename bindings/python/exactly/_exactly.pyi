@@ -183,6 +183,9 @@ class Broker:
                                topic: Optional[str],
                                partition: Optional[int],
                                node: Optional[int] = None) -> None: ...
+    def drop_produce_responses_keep_open(
+        self, count: int, one_in: int, topic: Optional[str],
+        partition: Optional[int], node: Optional[int] = None) -> None: ...
     def add_latency(self, latency_ms: int, api_key: Optional[int],
                     topic: Optional[str], partition: Optional[int],
                     node: Optional[int] = None) -> None: ...

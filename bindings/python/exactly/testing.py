@@ -238,6 +238,22 @@ class Faults:
         self._native.drop_produce_responses(count, one_in, topic, partition,
                                             node)
 
+    def drop_produce_responses_keep_open(
+        self,
+        count: int = 1,
+        one_in: int = 1,
+        *,
+        topic: Optional[str] = None,
+        partition: Optional[int] = None,
+        node: Optional[int] = None,
+    ) -> None:
+        """Like drop_produce_responses, but the connection stays open and
+        the response is never sent: the client hears nothing until its own
+        request timeout (librdkafka: socket.timeout.ms), then retries a
+        batch the broker already has."""
+        self._native.drop_produce_responses_keep_open(count, one_in, topic,
+                                                      partition, node)
+
     def add_latency(
         self,
         seconds: float,

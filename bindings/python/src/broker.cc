@@ -358,6 +358,14 @@ class PyBroker {
       b->faults().DropProduceResponses(count, one_in,
                                        ToMatch(std::nullopt, topic, partition));
   }
+  void DropProduceResponsesKeepOpen(int count, int one_in,
+                                    std::optional<std::string> topic,
+                                    std::optional<int32_t> partition,
+                                    std::optional<int32_t> node) {
+    for (Broker* b : Targets(node))
+      b->faults().DropProduceResponsesKeepOpen(
+          count, one_in, ToMatch(std::nullopt, topic, partition));
+  }
   void AddLatency(int32_t latency_ms, std::optional<int16_t> api_key,
                   std::optional<std::string> topic,
                   std::optional<int32_t> partition,
@@ -520,6 +528,9 @@ void RegisterBroker(py::module_& m) {
       .def("drop_produce_responses", &PyBroker::DropProduceResponses,
            py::arg("count"), py::arg("one_in"), py::arg("topic"),
            py::arg("partition"), node)
+      .def("drop_produce_responses_keep_open",
+           &PyBroker::DropProduceResponsesKeepOpen, py::arg("count"),
+           py::arg("one_in"), py::arg("topic"), py::arg("partition"), node)
       .def("add_latency", &PyBroker::AddLatency, py::arg("latency_ms"),
            py::arg("api_key"), py::arg("topic"), py::arg("partition"), node)
       .def("close_all_connections", &PyBroker::CloseAllConnections, node)

@@ -225,6 +225,24 @@ def test_fault_drop_produce_responses_no_duplicates(exactly_broker, topic):
         [str(i).encode() for i in range(500)]
 
 
+def test_fault_drop_produce_responses_keep_open_no_duplicates(
+        exactly_broker, topic):
+    # The connection stays open: the producer notices after its request
+    # timeout (librdkafka's socket.timeout.ms, 1 s here), then retries.
+    exactly_broker.faults.drop_produce_responses_keep_open(count=2, one_in=2,
+                                                           topic=topic)
+    with exactly.Producer(exactly_broker.bootstrap_servers,
+                          config={"socket.timeout.ms": 1000}) as p:
+        for i in range(300):
+            p.send(topic, str(i))
+            if i % 50 == 49:
+                p.flush()
+    assert [r.value for r in exactly_broker.records(topic)] == \
+        [str(i).encode() for i in range(300)]
+    history = exactly_broker.faults.history()
+    assert sum("connection kept open" in h for h in history) == 2
+
+
 def test_fault_latency_close_connections_broker_down(exactly_broker, topic):
     faults = exactly_broker.faults
     with exactly.Producer(exactly_broker.bootstrap_servers) as p:

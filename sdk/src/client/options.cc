@@ -250,7 +250,7 @@ absl::Status ValidateProducer(const ProducerOptions& options,
 // reconnect.backoff.max.ms of the attempt before, up to that maximum: 10 s by
 // default, so on a flaky network every lost connection stalls a client for up
 // to 10 s. bench/fault_recovery_bench, 1 produce response in 10 dropped (the
-// connection closed), 1,000 spooled records (34 drops): 268 s to drain with
+// connection closed), 1,000 spooled records (33 drops): 268 s to drain with
 // librdkafka's 100 ms / 10 s, 28 s with the Java client's 50 ms / 1 s, 6.0 s
 // with these. The drain time is the sum of the back-offs (about 0.8 x the
 // maximum per drop); retry.backoff.ms only starts to matter below 200 ms.
@@ -260,6 +260,37 @@ constexpr std::pair<const char*, const char*> kRecoveryDefaults[] = {
     {"reconnect.backoff.ms", "50"},
     {"reconnect.backoff.max.ms", "200"},
 };
+
+// How a producer recovers from a produce response lost on a connection that
+// stays open (issue 23): librdkafka's only clock for a request in flight is
+// socket.timeout.ms (its request.timeout.ms is only the broker's wait for
+// acks=all, written into the request); its timeout scan (once a second) fails
+// the request as "possibly persisted", closes the connection
+// (socket.max.fails=1), and the idempotent producer retries the batch. 60 s by
+// default (transaction.timeout.ms - 100 for a transactional producer): each
+// lost response stalls a partition for a minute. bench/fault_recovery_bench,
+// 2 responses lost, 300 records, Producer: 120.3 s to drain with librdkafka's
+// 60 s, 60.3 s with the Java client's 30 s (its request.timeout.ms), 20.2 s
+// with 10 s (10.1 s per drop). No request timed out in the SDK integration
+// suite with 10 s (83 tests run, 3 minutes, on the 2-core VM while a build and
+// the bench ran). The price: a request a broker takes longer than 10 s to
+// answer is retried on a new connection, among them an acks=all produce a
+// broker holds for a slow follower (request.timeout.ms, 30 s, and Kafka's
+// replica.lag.time.max.ms, 30 s, stay as they are, so the broker's own answer
+// is not shortened); the idempotent producer drops the duplicates. Producers
+// only: a consumer's fetches wait fetch.wait.max.ms on top, and its group
+// requests have timeouts of their own.
+constexpr char kProducerSocketTimeoutMs[] = "10000";
+
+// librdkafka refuses socket.timeout.ms > transaction.timeout.ms + 100; below
+// that it picks transaction.timeout.ms - 100 itself, which is shorter.
+bool WantsSocketTimeoutDefault(const Properties& user) {
+  if (Find(user, "socket.timeout.ms") != nullptr) return false;
+  const std::string* txn_timeout = Find(user, "transaction.timeout.ms");
+  if (txn_timeout == nullptr) return true;
+  std::optional<long> ms = ParseInt(*txn_timeout);
+  return ms.has_value() && *ms + 100 >= 10000;
+}
 
 // `defaults` with kRecoveryDefaults, then `user`, on top.
 Properties WithDefaults(Properties defaults, const Properties& user) {
@@ -328,13 +359,15 @@ absl::StatusOr<std::map<std::string, std::string>> LibrdkafkaProperties(
   absl::StatusOr<Properties> user = UserProducerProperties(options);
   if (!user.ok()) return user.status();
   if (absl::Status s = ValidateProducer(options, *user); !s.ok()) return s;
-  return WithDefaults(
-      {
-          {"acks", "all"},
-          {"enable.idempotence", "true"},
-          {"max.in.flight.requests.per.connection", "5"},
-      },
-      *user);
+  Properties defaults = {
+      {"acks", "all"},
+      {"enable.idempotence", "true"},
+      {"max.in.flight.requests.per.connection", "5"},
+  };
+  if (WantsSocketTimeoutDefault(*user)) {
+    defaults["socket.timeout.ms"] = kProducerSocketTimeoutMs;
+  }
+  return WithDefaults(std::move(defaults), *user);
 }
 
 absl::StatusOr<std::map<std::string, std::string>> LibrdkafkaProperties(

@@ -72,6 +72,31 @@ TEST(ProducerOptionsTest, ExplicitReconnectBackoffWins) {
   EXPECT_EQ(p->at("reconnect.backoff.max.ms"), "10000");
 }
 
+// Issue 23: a produce response lost on a connection that stays open costs a
+// librdkafka client socket.timeout.ms (60 s); the SDK's producers use 10 s.
+TEST(ProducerOptionsTest, DefaultsTimeRequestsOutInSeconds) {
+  auto p = LibrdkafkaProperties(Producer());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->at("socket.timeout.ms"), "10000");
+  EXPECT_EQ(p->count("request.timeout.ms"), 0u);
+
+  auto mine = LibrdkafkaProperties(Producer({{"socket.timeout.ms", "60000"}}));
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  EXPECT_EQ(mine->at("socket.timeout.ms"), "60000");
+}
+
+// librdkafka refuses socket.timeout.ms > transaction.timeout.ms + 100, and
+// below 10 s picks transaction.timeout.ms - 100 itself.
+TEST(ProducerOptionsTest, ShortTransactionTimeoutKeepsLibrdkafkasOwn) {
+  auto p = LibrdkafkaProperties(Producer({{"transaction.timeout.ms", "5000"}}));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->count("socket.timeout.ms"), 0u);
+  auto at_limit =
+      LibrdkafkaProperties(Producer({{"transaction.timeout.ms", "9900"}}));
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_EQ(at_limit->at("socket.timeout.ms"), "10000");
+}
+
 TEST(ProducerOptionsTest, PropertiesPassThroughByTheirUsualName) {
   auto p = LibrdkafkaProperties(
       Producer({{"linger.ms", "5"}, {"compression.type", "zstd"}}));

@@ -39,6 +39,12 @@ class Faults {
   // has. Applies to `count` requests (negative: until Clear()), each
   // `one_in`-th matching request (1: every one).
   void DropProduceResponses(int count, int one_in = 1, FaultMatch match = {});
+  // Like DropProduceResponses, but the connection stays open and the response
+  // is never sent: the client hears nothing until its own request timeout
+  // (librdkafka: socket.timeout.ms) expires, then retries a batch the broker
+  // already has. Later requests on the connection are answered as usual.
+  void DropProduceResponsesKeepOpen(int count, int one_in = 1,
+                                    FaultMatch match = {});
 
   // Delays every matching response by `latency_ms` (0 removes the delay).
   void AddLatency(int32_t latency_ms, FaultMatch match = {});
@@ -71,7 +77,8 @@ class Faults {
   // Every fault injected so far, oldest first, as logged.
   std::vector<std::string> History() const;
   // How many faults took effect so far, by kind ("request_error",
-  // "dropped_produce_response", "broker_down", "kill", ...): what the metrics
+  // "dropped_produce_response", "dropped_produce_response_kept_open",
+  // "broker_down", "kill", ...): what the metrics
   // endpoint reports as exactly_broker_faults_injected_total.
   std::map<std::string, int64_t> InjectedCounts() const;
 
@@ -85,8 +92,9 @@ class Faults {
   std::optional<int16_t> TakeError(
       int16_t api_key, const std::string* topic = nullptr,
       std::optional<int32_t> partition = std::nullopt);
-  // Whether this Produce request's response is to be dropped.
-  bool TakeDropProduceResponse(const std::vector<std::string>& topics);
+  // Whether this Produce request's response is to be dropped, and how.
+  enum class ResponseDrop { kNone, kCloseConnection, kKeepConnectionOpen };
+  ResponseDrop TakeDropProduceResponse(const std::vector<std::string>& topics);
   int32_t LatencyFor(int16_t api_key) const;
   bool TakeHoldTransactionMarkers();
   bool replication_paused() const;
@@ -109,6 +117,7 @@ class Faults {
     FaultMatch match;
     int remaining;
     int one_in;
+    bool keep_open = false;
     int64_t seen = 0;
   };
   struct LatencyRule {
