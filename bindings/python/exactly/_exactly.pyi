@@ -8,6 +8,11 @@ _Retry = Optional[Tuple[int, int, float, float]]
 
 has_spool: bool
 librdkafka_version: str
+# The upper bounds of the stats' histogram buckets (seconds for latencies).
+COMMIT_LATENCY_BOUNDS: Tuple[float, ...]
+BATCH_SIZE_BOUNDS: Tuple[int, ...]
+GROUP_COMMIT_LATENCY_BOUNDS: Tuple[float, ...]
+GROUP_COMMIT_SIZE_BOUNDS: Tuple[int, ...]
 
 class DeliveryReport:
     @property
@@ -90,7 +95,8 @@ class TransactionalProducer(_ProducerBase):
                  init_timeout: Optional[float]) -> None: ...
     def begin(self) -> None: ...
     def commit(self, timeout: Optional[float]) -> None: ...
-    def abort(self, timeout: Optional[float]) -> None: ...
+    def abort(self, timeout: Optional[float],
+              cause: str = "requested") -> None: ...
     def send_offsets(self, offsets: Sequence[Any],
                      group: Union[ConsumerGroupMetadata, str],
                      timeout: Optional[float]) -> None: ...

@@ -333,11 +333,11 @@ class Transaction:
                 producer.commit()
             except KafkaError as error:
                 if error.txn_requires_abort and producer.in_transaction:
-                    producer._abort_quietly()
+                    producer._abort_quietly("abortable_error")
                 raise
             return
         if producer.in_transaction:
-            producer._abort_quietly()
+            producer._abort_quietly("error")
 
 
 class TransactionalProducer(_ProducerApi):
@@ -426,16 +426,16 @@ class TransactionalProducer(_ProducerApi):
                     not error.fatal
                 if self.in_transaction:
                     if rerun:
-                        self.abort()
+                        self._abort("abortable_error")
                     else:
-                        self._abort_quietly()
+                        self._abort_quietly("error")
                 if not rerun:
                     raise
                 last = error
                 continue
             except BaseException:
                 if self.in_transaction:
-                    self._abort_quietly()
+                    self._abort_quietly("error")
                 raise
             try:
                 self.commit()
@@ -444,7 +444,7 @@ class TransactionalProducer(_ProducerApi):
                 if not error.txn_requires_abort or error.fatal:
                     raise
                 if self.in_transaction:
-                    self.abort()
+                    self._abort("abortable_error")
                 last = error
         assert last is not None
         raise KafkaError(
@@ -501,8 +501,12 @@ class TransactionalProducer(_ProducerApi):
     def transaction_stats(self) -> TransactionStats:
         return self._native.transaction_stats()  # type: ignore[no-any-return]
 
-    def _abort_quietly(self) -> None:
+    def _abort(self, cause: str) -> None:
+        # An abort counted under `cause` (TransactionStats.aborted_by_cause).
+        self._native.abort(None, cause)
+
+    def _abort_quietly(self, cause: str = "requested") -> None:
         try:
-            self.abort()
+            self._abort(cause)
         except Error:
             pass

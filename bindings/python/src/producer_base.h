@@ -91,6 +91,9 @@ class ProducerBase {
   // After producing on BatchHandle(): frees, on this thread (which allocated
   // them), the records whose reports the delivery thread has finished with.
   virtual void ReleaseFinishedReports() {}
+  // After queueing `n` records on BatchHandle(): counts them as sent
+  // (ProducerStats::sent), as the SDK's Send does.
+  virtual void CountSent(uint64_t /*n*/) {}
   // Destroys the topic handles of the batch path; before the librdkafka
   // handle goes (Close, and the destructor of a class with BatchHandle()).
   void ReleaseTopics();

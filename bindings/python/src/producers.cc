@@ -9,6 +9,9 @@
 // them in C++.
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
+#include <array>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +74,9 @@ class PyProducer final : public ProducerBase {
   void ReleaseFinishedReports() override {
     internal::ProducerAccess::ReleaseFinishedReports(*producer_);
   }
+  void CountSent(uint64_t n) override {
+    internal::ProducerAccess::CountSent(*producer_, n);
+  }
 
  private:
   std::unique_ptr<Producer> producer_;
@@ -121,15 +127,35 @@ class PyTransactionalProducer final : public ProducerBase {
 
   void Commit(std::optional<double> timeout) {
     CheckUsable();
+    // The whole of commit(): its slices and retries (the SDK's own
+    // histogram sees only the call that completed).
+    const auto start = Clock::now();
     absl::Status status = TxnCall([&] { return producer_->Commit(); }, timeout);
-    if (status.ok()) ++committed_;
+    if (status.ok()) {
+      ++committed_;
+      const auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+          Clock::now() - start);
+      ++commit_latency_counts_[std::lower_bound(kCommitLatencyBounds.begin(),
+                                                kCommitLatencyBounds.end(),
+                                                took) -
+                               kCommitLatencyBounds.begin()];
+      commit_latency_sum_ += took;
+    }
     Check(status);
   }
 
-  void Abort(std::optional<double> timeout) {
+  // `cause`: one of kAbortCauseNames (exactly.TransactionalProducer passes
+  // it; the application's abort() is "requested").
+  void Abort(std::optional<double> timeout, const std::string& cause) {
+    const auto it =
+        std::find(kAbortCauseNames.begin(), kAbortCauseNames.end(), cause);
+    if (it == kAbortCauseNames.end()) {
+      Check(absl::InvalidArgumentError(
+          absl::StrCat("unknown abort cause \"", cause, "\"")));
+    }
     CheckUsable();
     absl::Status status = TxnCall([&] { return producer_->Abort(); }, timeout);
-    if (status.ok()) ++aborted_;
+    if (status.ok()) CountAbort(it - kAbortCauseNames.begin());
     Check(status);
   }
 
@@ -174,8 +200,18 @@ class PyTransactionalProducer final : public ProducerBase {
   }
   void CountRerun() { ++reruns_; }
   py::object TxnStats() const {
+    py::dict by_cause;
+    for (size_t i = 0; i < kAbortCauseCount; ++i) {
+      by_cause[py::str(std::string(kAbortCauseNames[i]))] =
+          aborted_by_cause_[i];
+    }
+    py::tuple latency(commit_latency_counts_.size());
+    for (size_t i = 0; i < commit_latency_counts_.size(); ++i) {
+      latency[i] = commit_latency_counts_[i];
+    }
     return PackageAttr("exactly.types", "TransactionStats")(
-        committed_, aborted_, reruns_, retries_, rebuilds_, epoch_bumps_);
+        committed_, aborted_, reruns_, retries_, rebuilds_, epoch_bumps_,
+        by_cause, latency, commit_latency_sum_.count() / 1e6);
   }
 
  protected:
@@ -206,7 +242,9 @@ class PyTransactionalProducer final : public ProducerBase {
     // An open transaction would hold back read_committed consumers until
     // the coordinator timed it out.
     if (in_transaction() && fatal_.ok()) {
-      TxnCall([&] { return producer_->Abort(); }, 10.0).IgnoreError();
+      if (TxnCall([&] { return producer_->Abort(); }, 10.0).ok()) {
+        CountAbort(static_cast<size_t>(AbortCause::kClose));
+      }
     }
   }
 
@@ -257,6 +295,11 @@ class PyTransactionalProducer final : public ProducerBase {
     return status;
   }
 
+  void CountAbort(size_t cause) {
+    ++aborted_;
+    ++aborted_by_cause_[cause];
+  }
+
   // Makes `call` (which blocks for at most kTxnSlice) until it stops
   // failing with a retriable error: at once after a timeout (resuming it),
   // after a back-off otherwise, at most retry_.max_retries times.
@@ -291,6 +334,10 @@ class PyTransactionalProducer final : public ProducerBase {
   uint64_t retries_ = 0;
   uint64_t rebuilds_ = 0;
   uint64_t epoch_bumps_ = 0;
+  std::array<uint64_t, kAbortCauseCount> aborted_by_cause_{};
+  std::array<uint64_t, kCommitLatencyBounds.size() + 1>
+      commit_latency_counts_{};
+  std::chrono::microseconds commit_latency_sum_{0};
 };
 
 template <typename T, typename Class>
@@ -342,7 +389,8 @@ void RegisterProducers(py::module_& m) {
   DefineProducerApi<PyTransactionalProducer>(txn);
   txn.def("begin", &PyTransactionalProducer::Begin)
       .def("commit", &PyTransactionalProducer::Commit, py::arg("timeout"))
-      .def("abort", &PyTransactionalProducer::Abort, py::arg("timeout"))
+      .def("abort", &PyTransactionalProducer::Abort, py::arg("timeout"),
+           py::arg("cause") = "requested")
       .def("send_offsets", &PyTransactionalProducer::SendOffsets,
            py::arg("offsets"), py::arg("group"), py::arg("timeout"))
       .def("rebuild", &PyTransactionalProducer::Rebuild)
