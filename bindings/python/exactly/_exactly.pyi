@@ -85,14 +85,18 @@ class Producer(_ProducerBase):
     def __init__(self, properties: _Props, unchecked: bool, block: bool,
                  queue_full_timeout: float,
                  on_delivery: Optional[Callable[..., Any]],
-                 on_error: Optional[Callable[..., Any]]) -> None: ...
+                 on_error: Optional[Callable[..., Any]],
+                 on_statistics: Optional[Callable[[str], Any]] = None,
+                 ) -> None: ...
 
 class TransactionalProducer(_ProducerBase):
     def __init__(self, properties: _Props, block: bool,
                  queue_full_timeout: float,
                  on_delivery: Optional[Callable[..., Any]],
                  on_error: Optional[Callable[..., Any]], retry: _Retry,
-                 init_timeout: Optional[float]) -> None: ...
+                 init_timeout: Optional[float],
+                 on_statistics: Optional[Callable[[str], Any]] = None,
+                 ) -> None: ...
     def begin(self) -> None: ...
     def commit(self, timeout: Optional[float]) -> None: ...
     def abort(self, timeout: Optional[float],

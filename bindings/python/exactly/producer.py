@@ -52,6 +52,10 @@ Headers = Union[Sequence[Tuple[str, Data]], Mapping[str, Data], None]
 DeliveryCallback = Callable[[Optional[KafkaError], DeliveryReport], Any]
 #: on_error(error): errors that have no call to be raised from.
 ErrorCallback = Callable[[Error], Any]
+#: on_statistics(json): librdkafka's statistics report (a JSON str), every
+#: ``statistics_interval_ms`` (set that property); passed on by the next call
+#: into the client (send, poll, flush, ...), the newest one only.
+StatisticsCallback = Callable[[str], Any]
 #: A batch item: a value, or a (key, value) pair.
 BatchItem = Union[Data, Tuple[Data, Data]]
 
@@ -239,6 +243,7 @@ class Producer(_ProducerApi):
         queue_full_timeout: float = 30.0,
         on_delivery: Optional[DeliveryCallback] = None,
         on_error: Optional[ErrorCallback] = None,
+        on_statistics: Optional[StatisticsCallback] = None,
         **properties: Any,
     ) -> None:
         props = _config.properties(
@@ -254,6 +259,7 @@ class Producer(_ProducerApi):
             float(queue_full_timeout),
             on_delivery,
             on_error,
+            on_statistics=on_statistics,
         )
         self._bind()
 
@@ -369,6 +375,7 @@ class TransactionalProducer(_ProducerApi):
         queue_full_timeout: float = 30.0,
         on_delivery: Optional[DeliveryCallback] = None,
         on_error: Optional[ErrorCallback] = None,
+        on_statistics: Optional[StatisticsCallback] = None,
         **properties: Any,
     ) -> None:
         props = _config.properties(
@@ -387,6 +394,7 @@ class TransactionalProducer(_ProducerApi):
             on_error,
             self._retry._native(),
             init_timeout,
+            on_statistics=on_statistics,
         )
         self._bind()
 

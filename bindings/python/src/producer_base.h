@@ -10,6 +10,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -102,8 +103,15 @@ class ProducerBase {
   // the futures whose reports are in.
   int Drain() {
     if (!futures_->empty()) futures_->Drain(py::none(), py::none());
-    return queue_->Drain(on_delivery_, on_error_);
+    int ran = queue_->Drain(on_delivery_, on_error_);
+    if (!on_statistics_.is_none()) ran += DeliverStatistics();
+    return ran;
   }
+  // Python's on_statistics (None: none): `options` then keeps librdkafka's
+  // newest statistics report, which the next call into the client (send,
+  // poll, flush, ...) passes to it as a str. Reports that come faster than
+  // the client is called are replaced: each is a whole snapshot.
+  void UseStatistics(py::object on_statistics, ProducerOptions* options);
   // Fails if closed.
   void CheckOpen() const;
 
@@ -114,6 +122,18 @@ class ProducerBase {
   // into the producer or its future-completing thread.
   std::shared_ptr<CallbackQueue> futures_ = std::make_shared<CallbackQueue>();
   const py::object on_delivery_;
+  // The newest statistics report not yet passed to on_statistics_, set on
+  // librdkafka's thread.
+  struct StatisticsSlot {
+    std::mutex mu;
+    std::string json;
+    bool fresh = false;
+  };
+  py::object on_statistics_ = py::none();
+  std::shared_ptr<StatisticsSlot> statistics_ =
+      std::make_shared<StatisticsSlot>();
+  // Calls on_statistics_ with a fresh report, if there is one (1) or not (0).
+  int DeliverStatistics();
   const py::object on_error_;
   bool closed_ = false;
 

@@ -37,12 +37,13 @@ class PyProducer final : public ProducerBase {
  public:
   PyProducer(const Properties& properties, bool unchecked, bool block,
              double queue_full_timeout, py::object on_delivery,
-             py::object on_error)
+             py::object on_error, py::object on_statistics)
       : ProducerBase(std::move(on_delivery), std::move(on_error), block,
                      queue_full_timeout) {
     ProducerOptions options =
         MakeProducerOptions(properties, unchecked, queue_,
                             !on_delivery_.is_none(), !on_error_.is_none());
+    UseStatistics(std::move(on_statistics), &options);
     producer_ = Take(Producer::Create(options));
   }
 
@@ -87,13 +88,15 @@ class PyTransactionalProducer final : public ProducerBase {
   PyTransactionalProducer(const Properties& properties, bool block,
                           double queue_full_timeout, py::object on_delivery,
                           py::object on_error, py::handle retry,
-                          std::optional<double> init_timeout)
+                          std::optional<double> init_timeout,
+                          py::object on_statistics)
       : ProducerBase(std::move(on_delivery), std::move(on_error), block,
                      queue_full_timeout),
         retry_(ToRetryPolicy(retry)) {
     options_ =
         MakeProducerOptions(properties, /*unchecked=*/false, queue_,
                             !on_delivery_.is_none(), !on_error_.is_none());
+    UseStatistics(std::move(on_statistics), &options_);
     options_.transaction_call_timeout = kTxnSlice;
     // Only Create's init_transactions uses the SDK's retries (off the
     // caller's thread): keep resuming it in short steps; init_timeout bounds
@@ -373,19 +376,20 @@ void DefineProducerApi(Class& cls) {
 
 void RegisterProducers(py::module_& m) {
   py::class_<PyProducer> producer(m, "Producer");
-  producer.def(
-      py::init<const Properties&, bool, bool, double, py::object, py::object>(),
-      py::arg("properties"), py::arg("unchecked"), py::arg("block"),
-      py::arg("queue_full_timeout"), py::arg("on_delivery"),
-      py::arg("on_error"));
+  producer.def(py::init<const Properties&, bool, bool, double, py::object,
+                        py::object, py::object>(),
+               py::arg("properties"), py::arg("unchecked"), py::arg("block"),
+               py::arg("queue_full_timeout"), py::arg("on_delivery"),
+               py::arg("on_error"), py::arg("on_statistics") = py::none());
   DefineProducerApi<PyProducer>(producer);
 
   py::class_<PyTransactionalProducer> txn(m, "TransactionalProducer");
   txn.def(py::init<const Properties&, bool, double, py::object, py::object,
-                   py::handle, std::optional<double>>(),
+                   py::handle, std::optional<double>, py::object>(),
           py::arg("properties"), py::arg("block"),
           py::arg("queue_full_timeout"), py::arg("on_delivery"),
-          py::arg("on_error"), py::arg("retry"), py::arg("init_timeout"));
+          py::arg("on_error"), py::arg("retry"), py::arg("init_timeout"),
+          py::arg("on_statistics") = py::none());
   DefineProducerApi<PyTransactionalProducer>(txn);
   txn.def("begin", &PyTransactionalProducer::Begin)
       .def("commit", &PyTransactionalProducer::Commit, py::arg("timeout"))

@@ -281,3 +281,37 @@ def test_processor_batches_rebalances_and_aborts(exactly_broker, topic):
     assert sum(stats.batch_size_counts) == 1
     # Closing left the group: its partitions were revoked.
     assert p.stats().partitions_revoked == 1
+
+
+@pytest.mark.parametrize("transactional", [False, True])
+def test_librdkafka_statistics_reach_python(exactly_broker, topic,
+                                            transactional):
+    import json
+    reports = []
+    servers = exactly_broker.bootstrap_servers
+    if transactional:
+        p = exactly.TransactionalProducer(servers, f"stats-{topic}",
+                                          statistics_interval_ms=100,
+                                          on_statistics=reports.append)
+    else:
+        p = exactly.Producer(servers, statistics_interval_ms=100,
+                             on_statistics=reports.append)
+    with p:
+        if transactional:
+            with p.transaction() as txn:
+                for i in range(10):
+                    txn.send(topic, value=f"v{i}")
+        else:
+            for i in range(10):
+                p.send(topic, value=f"v{i}")
+            p.flush()
+        # Reports come every 100 ms, passed on by calls into the client:
+        # wait for one made after the 10 records went out.
+        for _ in range(100):
+            p.poll(0.05)
+            if reports and json.loads(reports[-1])["txmsgs"] == 10:
+                break
+    report = json.loads(reports[-1])
+    assert report["type"] == "producer"
+    assert report["txmsgs"] == 10
+    assert all(isinstance(r, str) for r in reports)
