@@ -114,7 +114,9 @@ class TransactionalProducer(_ProducerBase):
 
 class Consumer:
     def __init__(self, properties: _Props, unchecked: bool,
-                 on_error: Optional[Callable[..., Any]]) -> None: ...
+                 on_error: Optional[Callable[..., Any]],
+                 on_statistics: Optional[Callable[[str], Any]] = None,
+                 ) -> None: ...
     def subscribe(self, topics: List[str],
                   on_assign: Optional[Callable[..., Any]],
                   on_revoke: Optional[Callable[..., Any]],

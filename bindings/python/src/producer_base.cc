@@ -481,29 +481,6 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
   }
 }
 
-void ProducerBase::UseStatistics(py::object on_statistics,
-                                 ProducerOptions* options) {
-  if (on_statistics.is_none()) return;
-  on_statistics_ = std::move(on_statistics);
-  options->on_statistics = [slot = statistics_](std::string_view json) {
-    std::lock_guard<std::mutex> lock(slot->mu);
-    slot->json.assign(json);
-    slot->fresh = true;
-  };
-}
-
-int ProducerBase::DeliverStatistics() {
-  std::string json;
-  {
-    std::lock_guard<std::mutex> lock(statistics_->mu);
-    if (!statistics_->fresh) return 0;
-    statistics_->fresh = false;
-    json.swap(statistics_->json);
-  }
-  on_statistics_(py::str(json));
-  return 1;
-}
-
 int ProducerBase::Poll(std::optional<double> timeout) {
   return PollCallbacks(*queue_, timeout, [this] { return Drain(); });
 }

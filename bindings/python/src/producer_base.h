@@ -10,7 +10,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -20,6 +19,7 @@
 #include "exactly/options.h"
 #include "exactly/producer.h"
 #include "exactly/record.h"
+#include "statistics.h"
 #include "sticky_partitioner.h"
 
 namespace exactly::python {
@@ -104,14 +104,8 @@ class ProducerBase {
   int Drain() {
     if (!futures_->empty()) futures_->Drain(py::none(), py::none());
     int ran = queue_->Drain(on_delivery_, on_error_);
-    if (!on_statistics_.is_none()) ran += DeliverStatistics();
-    return ran;
+    return ran + statistics_.Deliver();
   }
-  // Python's on_statistics (None: none): `options` then keeps librdkafka's
-  // newest statistics report, which the next call into the client (send,
-  // poll, flush, ...) passes to it as a str. Reports that come faster than
-  // the client is called are replaced: each is a whole snapshot.
-  void UseStatistics(py::object on_statistics, ProducerOptions* options);
   // Fails if closed.
   void CheckOpen() const;
 
@@ -122,18 +116,9 @@ class ProducerBase {
   // into the producer or its future-completing thread.
   std::shared_ptr<CallbackQueue> futures_ = std::make_shared<CallbackQueue>();
   const py::object on_delivery_;
-  // The newest statistics report not yet passed to on_statistics_, set on
-  // librdkafka's thread.
-  struct StatisticsSlot {
-    std::mutex mu;
-    std::string json;
-    bool fresh = false;
-  };
-  py::object on_statistics_ = py::none();
-  std::shared_ptr<StatisticsSlot> statistics_ =
-      std::make_shared<StatisticsSlot>();
-  // Calls on_statistics_ with a fresh report, if there is one (1) or not (0).
-  int DeliverStatistics();
+  // on_statistics: passed on by Drain(), that is by each call into the
+  // client (send, poll, flush, ...).
+  StatisticsRelay statistics_;
   const py::object on_error_;
   bool closed_ = false;
 

@@ -43,7 +43,7 @@ class PyProducer final : public ProducerBase {
     ProducerOptions options =
         MakeProducerOptions(properties, unchecked, queue_,
                             !on_delivery_.is_none(), !on_error_.is_none());
-    UseStatistics(std::move(on_statistics), &options);
+    statistics_.Use(std::move(on_statistics), &options);
     producer_ = Take(Producer::Create(options));
   }
 
@@ -96,7 +96,7 @@ class PyTransactionalProducer final : public ProducerBase {
     options_ =
         MakeProducerOptions(properties, /*unchecked=*/false, queue_,
                             !on_delivery_.is_none(), !on_error_.is_none());
-    UseStatistics(std::move(on_statistics), &options_);
+    statistics_.Use(std::move(on_statistics), &options_);
     options_.transaction_call_timeout = kTxnSlice;
     // Only Create's init_transactions uses the SDK's retries (off the
     // caller's thread): keep resuming it in short steps; init_timeout bounds

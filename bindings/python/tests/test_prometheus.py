@@ -315,3 +315,26 @@ def test_librdkafka_statistics_reach_python(exactly_broker, topic,
     assert report["type"] == "producer"
     assert report["txmsgs"] == 10
     assert all(isinstance(r, str) for r in reports)
+
+
+def test_librdkafka_statistics_of_a_consumer_reach_python(exactly_broker,
+                                                          topic):
+    import json
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send_batch(topic, [f"v{i}" for i in range(20)])
+    reports = []
+    with exactly.Consumer(exactly_broker.bootstrap_servers, "stats-consumer",
+                          topics=[topic], auto_offset_reset="earliest",
+                          statistics_interval_ms=100,
+                          on_statistics=reports.append) as c:
+        read = 0
+        for _ in range(200):
+            if c.poll(0.05) is not None:
+                read += 1
+            if read == 20 and reports and \
+                    json.loads(reports[-1])["rxmsgs"] == 20:
+                break
+    assert read == 20
+    report = json.loads(reports[-1])
+    assert report["type"] == "consumer"
+    assert report["rxmsgs"] == 20
