@@ -31,10 +31,14 @@ from exactly.producer import (
     TransactionalProducer,
 )
 from exactly.types import (
+    ABORT_CAUSES,
     ANY_PARTITION,
+    BATCH_SIZE_BOUNDS,
+    COMMIT_LATENCY_BOUNDS,
     OFFSET_BEGINNING,
     OFFSET_END,
     OFFSET_INVALID,
+    PROCESSOR_ABORT_CAUSES,
     ConsumerGroupMetadata,
     DeliveryReport,
     Message,
@@ -51,10 +55,14 @@ __version__ = "0.1.0"
 librdkafka_version: str = _exactly.librdkafka_version
 
 __all__ = [
+    "ABORT_CAUSES",
     "ANY_PARTITION",
+    "BATCH_SIZE_BOUNDS",
+    "COMMIT_LATENCY_BOUNDS",
     "OFFSET_BEGINNING",
     "OFFSET_END",
     "OFFSET_INVALID",
+    "PROCESSOR_ABORT_CAUSES",
     "ConfigError",
     "Consumer",
     "ConsumerGroupMetadata",

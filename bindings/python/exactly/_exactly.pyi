@@ -8,6 +8,11 @@ _Retry = Optional[Tuple[int, int, float, float]]
 
 has_spool: bool
 librdkafka_version: str
+# The upper bounds of the stats' histogram buckets (seconds for latencies).
+COMMIT_LATENCY_BOUNDS: Tuple[float, ...]
+BATCH_SIZE_BOUNDS: Tuple[int, ...]
+GROUP_COMMIT_LATENCY_BOUNDS: Tuple[float, ...]
+GROUP_COMMIT_SIZE_BOUNDS: Tuple[int, ...]
 
 class DeliveryReport:
     @property
@@ -80,17 +85,22 @@ class Producer(_ProducerBase):
     def __init__(self, properties: _Props, unchecked: bool, block: bool,
                  queue_full_timeout: float,
                  on_delivery: Optional[Callable[..., Any]],
-                 on_error: Optional[Callable[..., Any]]) -> None: ...
+                 on_error: Optional[Callable[..., Any]],
+                 on_statistics: Optional[Callable[[str], Any]] = None,
+                 ) -> None: ...
 
 class TransactionalProducer(_ProducerBase):
     def __init__(self, properties: _Props, block: bool,
                  queue_full_timeout: float,
                  on_delivery: Optional[Callable[..., Any]],
                  on_error: Optional[Callable[..., Any]], retry: _Retry,
-                 init_timeout: Optional[float]) -> None: ...
+                 init_timeout: Optional[float],
+                 on_statistics: Optional[Callable[[str], Any]] = None,
+                 ) -> None: ...
     def begin(self) -> None: ...
     def commit(self, timeout: Optional[float]) -> None: ...
-    def abort(self, timeout: Optional[float]) -> None: ...
+    def abort(self, timeout: Optional[float],
+              cause: str = "requested") -> None: ...
     def send_offsets(self, offsets: Sequence[Any],
                      group: Union[ConsumerGroupMetadata, str],
                      timeout: Optional[float]) -> None: ...
@@ -104,7 +114,9 @@ class TransactionalProducer(_ProducerBase):
 
 class Consumer:
     def __init__(self, properties: _Props, unchecked: bool,
-                 on_error: Optional[Callable[..., Any]]) -> None: ...
+                 on_error: Optional[Callable[..., Any]],
+                 on_statistics: Optional[Callable[[str], Any]] = None,
+                 ) -> None: ...
     def subscribe(self, topics: List[str],
                   on_assign: Optional[Callable[..., Any]],
                   on_revoke: Optional[Callable[..., Any]],

@@ -67,7 +67,9 @@ class Consumer(ClosesOnExit):
     ``poll``, ``poll_batch`` and iteration wait with the GIL released, and
     Ctrl-C interrupts them. Rebalance callbacks (``on_assign``,
     ``on_revoke``, ``on_lost``) and ``on_error`` run on the polling thread,
-    inside poll; what they raise is raised by that poll.
+    inside poll; what they raise is raised by that poll. So does
+    ``on_statistics(json)``: librdkafka's newest statistics report, a JSON
+    str, every ``statistics_interval_ms`` (set that property).
     """
 
     def __init__(
@@ -83,6 +85,7 @@ class Consumer(ClosesOnExit):
         on_revoke: Optional[RebalanceCallback] = None,
         on_lost: Optional[RebalanceCallback] = None,
         on_error: Optional[Callable[[Error], Any]] = None,
+        on_statistics: Optional[Callable[[str], Any]] = None,
         **properties: Any,
     ) -> None:
         props = _config.properties(
@@ -93,7 +96,8 @@ class Consumer(ClosesOnExit):
             client_id=client_id,
         )
         self._native = _exactly.Consumer(props, _config.mode_unchecked(mode),
-                                         on_error)
+                                         on_error,
+                                         on_statistics=on_statistics)
         if topics is not None:
             self.subscribe(topics, on_assign=on_assign, on_revoke=on_revoke,
                            on_lost=on_lost)

@@ -52,6 +52,10 @@ Headers = Union[Sequence[Tuple[str, Data]], Mapping[str, Data], None]
 DeliveryCallback = Callable[[Optional[KafkaError], DeliveryReport], Any]
 #: on_error(error): errors that have no call to be raised from.
 ErrorCallback = Callable[[Error], Any]
+#: on_statistics(json): librdkafka's statistics report (a JSON str), every
+#: ``statistics_interval_ms`` (set that property); passed on by the next call
+#: into the client (send, poll, flush, ...), the newest one only.
+StatisticsCallback = Callable[[str], Any]
 #: A batch item: a value, or a (key, value) pair.
 BatchItem = Union[Data, Tuple[Data, Data]]
 
@@ -239,6 +243,7 @@ class Producer(_ProducerApi):
         queue_full_timeout: float = 30.0,
         on_delivery: Optional[DeliveryCallback] = None,
         on_error: Optional[ErrorCallback] = None,
+        on_statistics: Optional[StatisticsCallback] = None,
         **properties: Any,
     ) -> None:
         props = _config.properties(
@@ -254,6 +259,7 @@ class Producer(_ProducerApi):
             float(queue_full_timeout),
             on_delivery,
             on_error,
+            on_statistics=on_statistics,
         )
         self._bind()
 
@@ -333,11 +339,11 @@ class Transaction:
                 producer.commit()
             except KafkaError as error:
                 if error.txn_requires_abort and producer.in_transaction:
-                    producer._abort_quietly()
+                    producer._abort_quietly("abortable_error")
                 raise
             return
         if producer.in_transaction:
-            producer._abort_quietly()
+            producer._abort_quietly("error")
 
 
 class TransactionalProducer(_ProducerApi):
@@ -369,6 +375,7 @@ class TransactionalProducer(_ProducerApi):
         queue_full_timeout: float = 30.0,
         on_delivery: Optional[DeliveryCallback] = None,
         on_error: Optional[ErrorCallback] = None,
+        on_statistics: Optional[StatisticsCallback] = None,
         **properties: Any,
     ) -> None:
         props = _config.properties(
@@ -387,6 +394,7 @@ class TransactionalProducer(_ProducerApi):
             on_error,
             self._retry._native(),
             init_timeout,
+            on_statistics=on_statistics,
         )
         self._bind()
 
@@ -426,16 +434,16 @@ class TransactionalProducer(_ProducerApi):
                     not error.fatal
                 if self.in_transaction:
                     if rerun:
-                        self.abort()
+                        self._abort("abortable_error")
                     else:
-                        self._abort_quietly()
+                        self._abort_quietly("error")
                 if not rerun:
                     raise
                 last = error
                 continue
             except BaseException:
                 if self.in_transaction:
-                    self._abort_quietly()
+                    self._abort_quietly("error")
                 raise
             try:
                 self.commit()
@@ -444,7 +452,7 @@ class TransactionalProducer(_ProducerApi):
                 if not error.txn_requires_abort or error.fatal:
                     raise
                 if self.in_transaction:
-                    self.abort()
+                    self._abort("abortable_error")
                 last = error
         assert last is not None
         raise KafkaError(
@@ -501,8 +509,12 @@ class TransactionalProducer(_ProducerApi):
     def transaction_stats(self) -> TransactionStats:
         return self._native.transaction_stats()  # type: ignore[no-any-return]
 
-    def _abort_quietly(self) -> None:
+    def _abort(self, cause: str) -> None:
+        # An abort counted under `cause` (TransactionStats.aborted_by_cause).
+        self._native.abort(None, cause)
+
+    def _abort_quietly(self, cause: str = "requested") -> None:
         try:
-            self.abort()
+            self._abort(cause)
         except Error:
             pass

@@ -15,17 +15,21 @@ The collector holds its clients weakly: a client that is garbage collected,
 or closed, drops out of the scrapes by itself (``unregister(name)`` removes
 one at once).
 
-Python's transactional producers count their transactions in the binding,
-without the commit latency histogram and the fenced flag of the C++
-exporter; the rest is the same.
+Python's transactional producers count their transactions in the binding
+(the commit latency is that of the whole ``commit()``), without the fenced
+flag of the C++ exporter; the rest is the same. Histograms appear in
+``metrics(client)`` as their ``_bucket{le="..."}``, ``_count`` and ``_sum``
+series, and in the collector as ``HistogramMetricFamily``.
 """
 
 import threading
 import weakref
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Sequence, Tuple, Union
 
+from . import _exactly
 from .spool import SpoolMetrics
-from .types import ProcessorStats, ProducerStats, TransactionStats
+from .types import (ABORT_CAUSES, PROCESSOR_ABORT_CAUSES, ProcessorStats,
+                    ProducerStats, TransactionStats)
 
 __all__ = ["ExactlyCollector", "metrics"]
 
@@ -40,12 +44,13 @@ _PRODUCER = [
      "librdkafka's out queue", "in_flight"),
     ("exactly_producer_callback_errors_total", "counter",
      "Exceptions thrown by delivery callbacks", "callback_errors"),
+    ("exactly_producer_sent_records_total", "counter",
+     "Records accepted by Send (queued; each is then reported as delivered "
+     "or failed)", "sent"),
 ]
 _TRANSACTIONS = [
     ("exactly_transactions_committed_total", "counter",
      "Transactions committed", "committed"),
-    ("exactly_transactions_aborted_total", "counter",
-     "Transactions aborted (by Abort() or by Transact)", "aborted"),
     ("exactly_transaction_reruns_total", "counter",
      "Times Transact ran its function again after an abort", "reruns"),
     ("exactly_transaction_retries_total", "counter",
@@ -98,6 +103,18 @@ _SPOOL = [
     ("exactly_spool_committed_sequence", "gauge",
      "The last sequence committed to Kafka", "committed_sequence"),
 ]
+_TXN_ABORTED = ("exactly_transactions_aborted_total", "counter",
+                "Transactions aborted, by cause: requested (Abort()), error "
+                "(Transact's function failed), abortable_error (Transact runs "
+                "it again), close (Close() with one open)")
+_TXN_LATENCY = ("exactly_transaction_commit_latency_seconds", "histogram",
+                "How long each Commit() that committed took")
+_SPOOL_GROUP_LATENCY = ("exactly_spool_group_commit_latency_seconds",
+                        "histogram",
+                        "How long each group commit took, from the start of "
+                        "its write until it was durable")
+_SPOOL_GROUP_SIZE = ("exactly_spool_group_commit_size_records", "histogram",
+                     "Records written by each group commit")
 _SPOOL_UP = ("exactly_spool_drainer_up", "gauge",
              "1 while the drainer runs, 0 once it stopped for good (fenced)")
 _PROCESSOR = [
@@ -107,16 +124,49 @@ _PROCESSOR = [
      "Output records committed", "records_out"),
     ("exactly_processor_transactions_committed_total", "counter",
      "Batches committed (one transaction each)", "transactions_committed"),
-    ("exactly_processor_transactions_aborted_total", "counter",
-     "Batches aborted", "transactions_aborted"),
     ("exactly_processor_batches_replayed_total", "counter",
      "Batches transformed again after an abort", "batches_replayed"),
+    ("exactly_processor_partitions_assigned_total", "counter",
+     "Rebalances that assigned partitions to this member",
+     "partitions_assigned"),
+    ("exactly_processor_partitions_revoked_total", "counter",
+     "Rebalances that revoked (or lost) partitions of this member",
+     "partitions_revoked"),
 ]
+_PROC_ABORTED = ("exactly_processor_transactions_aborted_total", "counter",
+                 "Batches aborted, by cause: error (processing stops), "
+                 "abortable_error (transformed again), revoked (partitions "
+                 "revoked), close")
+_PROC_BATCH_SIZE = ("exactly_processor_batch_size_records", "histogram",
+                    "Input records per committed batch")
 _OFFSET = ("exactly_processor_committed_offset", "gauge",
            "The next input offset to read, as last committed")
 
+# A histogram's value: its cumulative buckets (upper bound as the le label,
+# count), the last one "+Inf", and the sum of its samples.
+_Histogram = Tuple[List[Tuple[str, float]], float]
 # One sample: (metric, type, help, extra labels, value).
-_Sample = Tuple[str, str, str, Tuple[Tuple[str, str], ...], float]
+_Sample = Tuple[str, str, str, Tuple[Tuple[str, str], ...],
+                Union[float, _Histogram]]
+
+
+def _le(bound: float) -> str:
+    # As prometheus_client writes a bucket's bound (Go's float format).
+    return repr(float(bound))
+
+
+def _histogram(bounds: Sequence[float], counts: Sequence[int],
+               total: float) -> _Histogram:
+    """`counts[i]`: the samples above bounds[i - 1] and at most bounds[i];
+    the last, above every bound. Made cumulative."""
+    buckets: List[Tuple[str, float]] = []
+    cumulative = 0
+    for bound, count in zip(bounds, counts):
+        cumulative += count
+        buckets.append((_le(bound), float(cumulative)))
+    cumulative += sum(counts[len(bounds):])
+    buckets.append(("+Inf", float(cumulative)))
+    return buckets, float(total)
 
 
 def _samples(client: Any) -> List[_Sample]:
@@ -129,11 +179,24 @@ def _samples(client: Any) -> List[_Sample]:
         for name, kind, help_text, field in table:
             out.append((name, kind, help_text, (), float(getattr(stats, field))))
 
+    def by_cause(family: Tuple[str, str, str], causes: Sequence[str],
+                 counts: Dict[str, int]) -> None:
+        # One sample per cause: they add up to the total.
+        for cause in causes:
+            out.append(family + ((("cause", cause),),
+                                 float(counts.get(cause, 0))))
+
     if hasattr(client, "metrics"):
         m = client.metrics()
         if not isinstance(m, SpoolMetrics):
             raise TypeError(f"not an exactly client: {client!r}")
         add(_SPOOL, m)
+        out.append(_SPOOL_GROUP_LATENCY + ((), _histogram(
+            _exactly.GROUP_COMMIT_LATENCY_BOUNDS,
+            m.group_commit_latency_counts, m.group_commit_latency_sum)))
+        out.append(_SPOOL_GROUP_SIZE + ((), _histogram(
+            _exactly.GROUP_COMMIT_SIZE_BOUNDS, m.group_commit_size_counts,
+            m.appended)))
         out.append(_SPOOL_UP + ((), 1.0 if m.drainer_error is None else 0.0))
         return out
     stats = client.stats() if hasattr(client, "stats") else None
@@ -144,8 +207,16 @@ def _samples(client: Any) -> List[_Sample]:
             if not isinstance(txn, TransactionStats):
                 raise TypeError(f"not an exactly client: {client!r}")
             add(_TRANSACTIONS, txn)
+            by_cause(_TXN_ABORTED, ABORT_CAUSES, txn.aborted_by_cause)
+            out.append(_TXN_LATENCY + ((), _histogram(
+                _exactly.COMMIT_LATENCY_BOUNDS, txn.commit_latency_counts,
+                txn.commit_latency_sum)))
     elif isinstance(stats, ProcessorStats):
         add(_PROCESSOR, stats)
+        by_cause(_PROC_ABORTED, PROCESSOR_ABORT_CAUSES, stats.aborted_by_cause)
+        out.append(_PROC_BATCH_SIZE + ((), _histogram(
+            _exactly.BATCH_SIZE_BOUNDS, stats.batch_size_counts,
+            stats.records_in)))
         for tpo in stats.committed_offsets:
             out.append(_OFFSET + ((("topic", tpo.topic),
                                    ("partition", str(tpo.partition))),
@@ -165,9 +236,19 @@ def _series(name: str, labels: Tuple[Tuple[str, str], ...]) -> str:
 def metrics(client: Any) -> Dict[str, float]:
     """The client's metrics as a dict: series name (with its labels other
     than ``client``, e.g. ``exactly_processor_committed_offset{topic="in",
-    partition="0"}``) to value."""
-    return {_series(name, labels): value
-            for name, _, _, labels, value in _samples(client)}
+    partition="0"}``) to value. A histogram gives its ``_bucket`` series
+    (with ``le``), ``_count`` and ``_sum``."""
+    out: Dict[str, float] = {}
+    for name, _, _, labels, value in _samples(client):
+        if isinstance(value, tuple):
+            buckets, total = value
+            for le, count in buckets:
+                out[_series(name + "_bucket", labels + (("le", le),))] = count
+            out[_series(name + "_count", labels)] = buckets[-1][1]
+            out[_series(name + "_sum", labels)] = total
+        else:
+            out[_series(name, labels)] = value
+    return out
 
 
 class ExactlyCollector:
@@ -221,11 +302,19 @@ class ExactlyCollector:
                 family = families.get(metric)
                 if family is None:
                     label_names = ["client"] + [k for k, _ in labels]
-                    cls = (self._core.CounterMetricFamily if kind == "counter"
-                           else self._core.GaugeMetricFamily)
+                    cls = {
+                        "counter": self._core.CounterMetricFamily,
+                        "histogram": self._core.HistogramMetricFamily,
+                    }.get(kind, self._core.GaugeMetricFamily)
                     family = cls(metric, help_text, labels=label_names)
                     families[metric] = family
-                family.add_metric([name] + [v for _, v in labels], value)
+                label_values = [name] + [v for _, v in labels]
+                if isinstance(value, tuple):
+                    buckets, total = value
+                    family.add_metric(label_values, buckets=buckets,
+                                      sum_value=total)
+                else:
+                    family.add_metric(label_values, value)
         yield from families.values()
 
     def describe(self) -> Iterator[Any]:

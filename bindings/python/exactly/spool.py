@@ -7,7 +7,7 @@ order per partition, whatever is killed when; without one, at least once
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, List, Mapping, Optional
+from typing import Any, Callable, Iterable, List, Mapping, Optional, Tuple
 
 from exactly import _config, _exactly
 from exactly._closing import ClosesOnExit
@@ -15,7 +15,19 @@ from exactly.errors import Error
 from exactly.producer import BatchItem, Data, Headers
 from exactly.types import ANY_PARTITION
 
-__all__ = ["QuarantinedRecord", "SpoolMetrics", "SpooledProducer"]
+__all__ = [
+    "GROUP_COMMIT_LATENCY_BOUNDS",
+    "GROUP_COMMIT_SIZE_BOUNDS",
+    "QuarantinedRecord",
+    "SpoolMetrics",
+    "SpooledProducer",
+]
+
+#: Upper bounds (seconds) of SpoolMetrics.group_commit_latency_counts.
+GROUP_COMMIT_LATENCY_BOUNDS: Tuple[float, ...] = \
+    _exactly.GROUP_COMMIT_LATENCY_BOUNDS
+#: Upper bounds (records) of SpoolMetrics.group_commit_size_counts.
+GROUP_COMMIT_SIZE_BOUNDS: Tuple[int, ...] = _exactly.GROUP_COMMIT_SIZE_BOUNDS
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,14 @@ class SpoolMetrics:
     next_sequence: int
     committed_sequence: int
     drainer_error: Optional[Error]  #: why the drainer stopped for good
+    #: Each group commit (spool write): how long it took, from the start of
+    #: its write until durable; counts per bucket of
+    #: GROUP_COMMIT_LATENCY_BOUNDS (seconds), the last one above them all.
+    group_commit_latency_counts: Tuple[int, ...] = ()
+    group_commit_latency_sum: float = 0.0  #: seconds
+    #: And the records it wrote, per bucket of GROUP_COMMIT_SIZE_BOUNDS
+    #: (their sum is ``appended``).
+    group_commit_size_counts: Tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@
 #include "callbacks.h"
 #include "exactly/error.h"
 #include "natives.h"
+#include "statistics.h"
 
 namespace exactly::python {
 namespace {
@@ -36,7 +37,8 @@ using Properties = std::map<std::string, std::string>;
 
 class PyConsumer {
  public:
-  PyConsumer(const Properties& properties, bool unchecked, py::object on_error)
+  PyConsumer(const Properties& properties, bool unchecked, py::object on_error,
+             py::object on_statistics)
       : on_error_(std::move(on_error)) {
     ConsumerOptions options;
     options.properties = properties;
@@ -56,6 +58,7 @@ class PyConsumer {
         queue->PushError(s);
       };
     }
+    statistics_.Use(std::move(on_statistics), &options);
     consumer_ = Take(Consumer::Create(options));
   }
 
@@ -279,13 +282,14 @@ class PyConsumer {
   }
 
   // After the SDK ran callbacks: queued errors to on_error, then what a
-  // listener raised.
+  // listener raised, then a statistics report to on_statistics.
   void AfterCallbacks() {
     if (!queue_->empty()) queue_->Drain(py::none(), on_error_);
     if (raised_ != nullptr) {
       std::unique_ptr<py::error_already_set> raised = std::move(raised_);
       throw *raised;
     }
+    statistics_.Deliver();
   }
 
   void Keep(py::object message) { kept_.push_back(std::move(message)); }
@@ -328,6 +332,8 @@ class PyConsumer {
   // Declared first: destroyed after consumer_, whose callbacks push here.
   std::shared_ptr<CallbackQueue> queue_ = std::make_shared<CallbackQueue>();
   py::object on_error_;
+  // librdkafka's reports come inside the SDK's Poll; passed on after it.
+  StatisticsRelay statistics_;
   py::object on_assign_ = py::none();
   py::object on_revoke_ = py::none();
   py::object on_lost_ = py::none();
@@ -342,8 +348,9 @@ class PyConsumer {
 
 void RegisterConsumer(py::module_& m) {
   py::class_<PyConsumer>(m, "Consumer")
-      .def(py::init<const Properties&, bool, py::object>(),
-           py::arg("properties"), py::arg("unchecked"), py::arg("on_error"))
+      .def(py::init<const Properties&, bool, py::object, py::object>(),
+           py::arg("properties"), py::arg("unchecked"), py::arg("on_error"),
+           py::arg("on_statistics") = py::none())
       .def("subscribe", &PyConsumer::Subscribe, py::arg("topics"),
            py::arg("on_assign"), py::arg("on_revoke"), py::arg("on_lost"))
       .def("unsubscribe", &PyConsumer::Unsubscribe)

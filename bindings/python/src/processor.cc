@@ -143,10 +143,17 @@ class PyProcessor {
   py::object Stats() const {
     const ProcessorStats s =
         processor_ != nullptr ? processor_->stats() : ProcessorStats{};
+    py::dict by_cause;
+    for (size_t i = 0; i < kProcessorAbortCauseCount; ++i) {
+      by_cause[py::str(std::string(kProcessorAbortCauseNames[i]))] =
+          s.aborted_by_cause[i];
+    }
     return PackageAttr("exactly.types", "ProcessorStats")(
         s.records_in, s.records_out, s.transactions_committed,
         s.transactions_aborted, s.batches_replayed,
-        FromOffsets(s.committed_offsets));
+        FromOffsets(s.committed_offsets), by_cause,
+        py::tuple(py::cast(s.batch_size_counts)), s.partitions_assigned,
+        s.partitions_revoked);
   }
 
   void Close() {

@@ -285,6 +285,7 @@ void ProducerBase::SendPlain(rd_kafka_t* rk, const Record& record) {
                          const_cast<char*>(record.value.data()),
                          record.value.size(), record.key.data(),
                          record.key.size(), nullptr) == 0) {
+      CountSent(1);
       ReleaseFinishedReports();
       return;
     }
@@ -436,6 +437,7 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
       while (prefix < count && messages[done + prefix].err == 0) ++prefix;
       if (prefix == count) {
         *sent += count;
+        CountSent(count);
         ReleaseFinishedReports();
         break;
       }
@@ -444,6 +446,7 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
         // Records after the failed one were queued: say so.
         const size_t failed_at = *sent + prefix;
         *sent += static_cast<size_t>(good);
+        CountSent(static_cast<size_t>(good));
         Check(internal::StatusFromCode(
             err,
             absl::StrCat("send to ", std::string(topic), ": record ", failed_at,
@@ -453,6 +456,7 @@ void ProducerBase::SendBatchFast(rd_kafka_t* rk, std::string_view topic,
             rk));
       }
       *sent += prefix;
+      CountSent(prefix);
       done += prefix;
       if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL || !block_when_full_ ||
           deadline.expired()) {
@@ -523,7 +527,7 @@ void ProducerBase::Close(std::optional<double> timeout) {
 py::object ProducerBase::Stats() const {
   const ProducerStats s = DoStats();
   return PackageAttr("exactly.types", "ProducerStats")(
-      s.delivered, s.failed, s.in_flight, s.callback_errors);
+      s.delivered, s.failed, s.in_flight, s.callback_errors, s.sent);
 }
 
 }  // namespace exactly::python

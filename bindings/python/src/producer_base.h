@@ -19,6 +19,7 @@
 #include "exactly/options.h"
 #include "exactly/producer.h"
 #include "exactly/record.h"
+#include "statistics.h"
 #include "sticky_partitioner.h"
 
 namespace exactly::python {
@@ -91,6 +92,9 @@ class ProducerBase {
   // After producing on BatchHandle(): frees, on this thread (which allocated
   // them), the records whose reports the delivery thread has finished with.
   virtual void ReleaseFinishedReports() {}
+  // After queueing `n` records on BatchHandle(): counts them as sent
+  // (ProducerStats::sent), as the SDK's Send does.
+  virtual void CountSent(uint64_t /*n*/) {}
   // Destroys the topic handles of the batch path; before the librdkafka
   // handle goes (Close, and the destructor of a class with BatchHandle()).
   void ReleaseTopics();
@@ -99,7 +103,8 @@ class ProducerBase {
   // the futures whose reports are in.
   int Drain() {
     if (!futures_->empty()) futures_->Drain(py::none(), py::none());
-    return queue_->Drain(on_delivery_, on_error_);
+    int ran = queue_->Drain(on_delivery_, on_error_);
+    return ran + statistics_.Deliver();
   }
   // Fails if closed.
   void CheckOpen() const;
@@ -111,6 +116,9 @@ class ProducerBase {
   // into the producer or its future-completing thread.
   std::shared_ptr<CallbackQueue> futures_ = std::make_shared<CallbackQueue>();
   const py::object on_delivery_;
+  // on_statistics: passed on by Drain(), that is by each call into the
+  // client (send, poll, flush, ...).
+  StatisticsRelay statistics_;
   const py::object on_error_;
   bool closed_ = false;
 

@@ -9,6 +9,9 @@
 // them in C++.
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
+#include <array>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,12 +37,13 @@ class PyProducer final : public ProducerBase {
  public:
   PyProducer(const Properties& properties, bool unchecked, bool block,
              double queue_full_timeout, py::object on_delivery,
-             py::object on_error)
+             py::object on_error, py::object on_statistics)
       : ProducerBase(std::move(on_delivery), std::move(on_error), block,
                      queue_full_timeout) {
     ProducerOptions options =
         MakeProducerOptions(properties, unchecked, queue_,
                             !on_delivery_.is_none(), !on_error_.is_none());
+    statistics_.Use(std::move(on_statistics), &options);
     producer_ = Take(Producer::Create(options));
   }
 
@@ -71,6 +75,9 @@ class PyProducer final : public ProducerBase {
   void ReleaseFinishedReports() override {
     internal::ProducerAccess::ReleaseFinishedReports(*producer_);
   }
+  void CountSent(uint64_t n) override {
+    internal::ProducerAccess::CountSent(*producer_, n);
+  }
 
  private:
   std::unique_ptr<Producer> producer_;
@@ -81,13 +88,15 @@ class PyTransactionalProducer final : public ProducerBase {
   PyTransactionalProducer(const Properties& properties, bool block,
                           double queue_full_timeout, py::object on_delivery,
                           py::object on_error, py::handle retry,
-                          std::optional<double> init_timeout)
+                          std::optional<double> init_timeout,
+                          py::object on_statistics)
       : ProducerBase(std::move(on_delivery), std::move(on_error), block,
                      queue_full_timeout),
         retry_(ToRetryPolicy(retry)) {
     options_ =
         MakeProducerOptions(properties, /*unchecked=*/false, queue_,
                             !on_delivery_.is_none(), !on_error_.is_none());
+    statistics_.Use(std::move(on_statistics), &options_);
     options_.transaction_call_timeout = kTxnSlice;
     // Only Create's init_transactions uses the SDK's retries (off the
     // caller's thread): keep resuming it in short steps; init_timeout bounds
@@ -121,15 +130,35 @@ class PyTransactionalProducer final : public ProducerBase {
 
   void Commit(std::optional<double> timeout) {
     CheckUsable();
+    // The whole of commit(): its slices and retries (the SDK's own
+    // histogram sees only the call that completed).
+    const auto start = Clock::now();
     absl::Status status = TxnCall([&] { return producer_->Commit(); }, timeout);
-    if (status.ok()) ++committed_;
+    if (status.ok()) {
+      ++committed_;
+      const auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+          Clock::now() - start);
+      ++commit_latency_counts_[std::lower_bound(kCommitLatencyBounds.begin(),
+                                                kCommitLatencyBounds.end(),
+                                                took) -
+                               kCommitLatencyBounds.begin()];
+      commit_latency_sum_ += took;
+    }
     Check(status);
   }
 
-  void Abort(std::optional<double> timeout) {
+  // `cause`: one of kAbortCauseNames (exactly.TransactionalProducer passes
+  // it; the application's abort() is "requested").
+  void Abort(std::optional<double> timeout, const std::string& cause) {
+    const auto it =
+        std::find(kAbortCauseNames.begin(), kAbortCauseNames.end(), cause);
+    if (it == kAbortCauseNames.end()) {
+      Check(absl::InvalidArgumentError(
+          absl::StrCat("unknown abort cause \"", cause, "\"")));
+    }
     CheckUsable();
     absl::Status status = TxnCall([&] { return producer_->Abort(); }, timeout);
-    if (status.ok()) ++aborted_;
+    if (status.ok()) CountAbort(it - kAbortCauseNames.begin());
     Check(status);
   }
 
@@ -174,8 +203,18 @@ class PyTransactionalProducer final : public ProducerBase {
   }
   void CountRerun() { ++reruns_; }
   py::object TxnStats() const {
+    py::dict by_cause;
+    for (size_t i = 0; i < kAbortCauseCount; ++i) {
+      by_cause[py::str(std::string(kAbortCauseNames[i]))] =
+          aborted_by_cause_[i];
+    }
+    py::tuple latency(commit_latency_counts_.size());
+    for (size_t i = 0; i < commit_latency_counts_.size(); ++i) {
+      latency[i] = commit_latency_counts_[i];
+    }
     return PackageAttr("exactly.types", "TransactionStats")(
-        committed_, aborted_, reruns_, retries_, rebuilds_, epoch_bumps_);
+        committed_, aborted_, reruns_, retries_, rebuilds_, epoch_bumps_,
+        by_cause, latency, commit_latency_sum_.count() / 1e6);
   }
 
  protected:
@@ -206,7 +245,9 @@ class PyTransactionalProducer final : public ProducerBase {
     // An open transaction would hold back read_committed consumers until
     // the coordinator timed it out.
     if (in_transaction() && fatal_.ok()) {
-      TxnCall([&] { return producer_->Abort(); }, 10.0).IgnoreError();
+      if (TxnCall([&] { return producer_->Abort(); }, 10.0).ok()) {
+        CountAbort(static_cast<size_t>(AbortCause::kClose));
+      }
     }
   }
 
@@ -257,6 +298,11 @@ class PyTransactionalProducer final : public ProducerBase {
     return status;
   }
 
+  void CountAbort(size_t cause) {
+    ++aborted_;
+    ++aborted_by_cause_[cause];
+  }
+
   // Makes `call` (which blocks for at most kTxnSlice) until it stops
   // failing with a retriable error: at once after a timeout (resuming it),
   // after a back-off otherwise, at most retry_.max_retries times.
@@ -291,6 +337,10 @@ class PyTransactionalProducer final : public ProducerBase {
   uint64_t retries_ = 0;
   uint64_t rebuilds_ = 0;
   uint64_t epoch_bumps_ = 0;
+  std::array<uint64_t, kAbortCauseCount> aborted_by_cause_{};
+  std::array<uint64_t, kCommitLatencyBounds.size() + 1>
+      commit_latency_counts_{};
+  std::chrono::microseconds commit_latency_sum_{0};
 };
 
 template <typename T, typename Class>
@@ -326,23 +376,25 @@ void DefineProducerApi(Class& cls) {
 
 void RegisterProducers(py::module_& m) {
   py::class_<PyProducer> producer(m, "Producer");
-  producer.def(
-      py::init<const Properties&, bool, bool, double, py::object, py::object>(),
-      py::arg("properties"), py::arg("unchecked"), py::arg("block"),
-      py::arg("queue_full_timeout"), py::arg("on_delivery"),
-      py::arg("on_error"));
+  producer.def(py::init<const Properties&, bool, bool, double, py::object,
+                        py::object, py::object>(),
+               py::arg("properties"), py::arg("unchecked"), py::arg("block"),
+               py::arg("queue_full_timeout"), py::arg("on_delivery"),
+               py::arg("on_error"), py::arg("on_statistics") = py::none());
   DefineProducerApi<PyProducer>(producer);
 
   py::class_<PyTransactionalProducer> txn(m, "TransactionalProducer");
   txn.def(py::init<const Properties&, bool, double, py::object, py::object,
-                   py::handle, std::optional<double>>(),
+                   py::handle, std::optional<double>, py::object>(),
           py::arg("properties"), py::arg("block"),
           py::arg("queue_full_timeout"), py::arg("on_delivery"),
-          py::arg("on_error"), py::arg("retry"), py::arg("init_timeout"));
+          py::arg("on_error"), py::arg("retry"), py::arg("init_timeout"),
+          py::arg("on_statistics") = py::none());
   DefineProducerApi<PyTransactionalProducer>(txn);
   txn.def("begin", &PyTransactionalProducer::Begin)
       .def("commit", &PyTransactionalProducer::Commit, py::arg("timeout"))
-      .def("abort", &PyTransactionalProducer::Abort, py::arg("timeout"))
+      .def("abort", &PyTransactionalProducer::Abort, py::arg("timeout"),
+           py::arg("cause") = "requested")
       .def("send_offsets", &PyTransactionalProducer::SendOffsets,
            py::arg("offsets"), py::arg("group"), py::arg("timeout"))
       .def("rebuild", &PyTransactionalProducer::Rebuild)

@@ -271,7 +271,10 @@ class PySpooledProducer {
         m.recoveries, m.drainer_errors, Seconds(m.last_commit_latency),
         Seconds(m.max_commit_latency), Seconds(m.mean_commit_latency),
         m.quarantined, m.next_sequence, m.committed_sequence,
-        ErrorOrNone(m.drainer_status));
+        ErrorOrNone(m.drainer_status),
+        py::tuple(py::cast(m.group_commit_latency_counts)),
+        Seconds(m.group_commit_latency_sum),
+        py::tuple(py::cast(m.group_commit_size_counts)));
   }
 
   py::list Quarantined() const {

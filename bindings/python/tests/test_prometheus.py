@@ -25,9 +25,12 @@ def test_producer_metrics_as_a_dict(exactly_broker, topic):
     with exactly.Producer(exactly_broker.bootstrap_servers) as p:
         for i in range(100):
             p.send(topic, value=f"v{i}")
+        # The batch path (straight onto librdkafka's queue) counts too.
+        assert p.send_batch(topic, [f"b{i}" for i in range(20)]) == 20
         p.flush()
         m = metrics(p)
-    assert m["exactly_producer_delivered_records_total"] == 100
+    assert m["exactly_producer_sent_records_total"] == 120
+    assert m["exactly_producer_delivered_records_total"] == 120
     assert m["exactly_producer_failed_records_total"] == 0
     assert m["exactly_producer_queue_records"] == 0
     assert "exactly_transactions_committed_total" not in m
@@ -44,8 +47,60 @@ def test_transactional_producer_metrics_as_a_dict(exactly_broker, topic):
                 raise RuntimeError("aborted")
         m = metrics(p)
     assert m["exactly_transactions_committed_total"] == 2
-    assert m["exactly_transactions_aborted_total"] == 1
+    assert m['exactly_transactions_aborted_total{cause="error"}'] == 1
+    assert m['exactly_transactions_aborted_total{cause="requested"}'] == 0
+    assert "exactly_transactions_aborted_total" not in m
     assert m["exactly_producer_delivered_records_total"] == 2
+    assert m["exactly_producer_sent_records_total"] == 2
+    # The commit latency histogram: one count per commit.
+    assert m["exactly_transaction_commit_latency_seconds_count"] == 2
+    assert m['exactly_transaction_commit_latency_seconds_bucket{le="+Inf"}'] == 2
+    assert m["exactly_transaction_commit_latency_seconds_sum"] > 0
+    bounds = exactly.COMMIT_LATENCY_BOUNDS
+    assert len([k for k in m if k.startswith(
+        "exactly_transaction_commit_latency_seconds_bucket")]) == len(bounds) + 1
+
+
+def test_transaction_aborts_by_cause(exactly_broker, topic):
+    with exactly.TransactionalProducer(exactly_broker.bootstrap_servers,
+                                       "metrics-causes") as p:
+        # transact: the function's own error (aborted, raised).
+        with pytest.raises(ValueError):
+            p.transact(lambda txn: (_ for _ in ()).throw(ValueError("no")))
+        # transact: an abortable Kafka error, twice, then a commit.
+        runs = []
+
+        def fn(txn):
+            runs.append(1)
+            if len(runs) <= 2:
+                raise exactly.KafkaError("abortable", code=-172,
+                                         name="_STATE",
+                                         txn_requires_abort=True)
+            txn.send(topic, value=b"x")
+
+        p.transact(fn)
+        assert len(runs) == 3
+        # abort() itself.
+        p.begin()
+        p.abort()
+        stats = p.transaction_stats()
+        assert stats.aborted == 4
+        assert stats.aborted_by_cause == {"requested": 1, "error": 1,
+                                          "abortable_error": 2, "close": 0}
+        m = metrics(p)
+        assert m['exactly_transactions_aborted_total{cause="requested"}'] == 1
+        assert m['exactly_transactions_aborted_total{cause="error"}'] == 1
+        assert m[
+            'exactly_transactions_aborted_total{cause="abortable_error"}'] == 2
+        assert m['exactly_transactions_aborted_total{cause="close"}'] == 0
+        assert m["exactly_transaction_reruns_total"] == 2
+        # close() with a transaction open.
+        p.begin()
+        p.send(topic, value=b"y")
+    stats = p.transaction_stats()
+    assert stats.aborted == 5
+    assert stats.aborted_by_cause["close"] == 1
+    assert sum(stats.aborted_by_cause.values()) == stats.aborted
 
 
 @needs_prometheus_client
@@ -72,12 +127,25 @@ def test_collector_scrapes_transactions_and_producers(exactly_broker, topic):
             return registry.get_sample_value(name, {"client": client})
 
         assert value("exactly_transactions_committed_total", "payments") == 3
-        assert value("exactly_transactions_aborted_total", "payments") == 1
+        assert registry.get_sample_value(
+            "exactly_transactions_aborted_total",
+            {"client": "payments", "cause": "error"}) == 1
+        assert registry.get_sample_value(
+            "exactly_transactions_aborted_total",
+            {"client": "payments", "cause": "requested"}) == 0
+        assert value("exactly_transaction_commit_latency_seconds_count",
+                     "payments") == 3
+        assert registry.get_sample_value(
+            "exactly_transaction_commit_latency_seconds_bucket",
+            {"client": "payments", "le": "+Inf"}) == 3
+        assert value("exactly_producer_sent_records_total", "orders") == 10
         assert value("exactly_producer_delivered_records_total", "payments") == 3
         assert value("exactly_producer_delivered_records_total", "orders") == 10
         assert value("exactly_transactions_committed_total", "orders") is None
         text = prometheus_client.generate_latest(registry).decode()
         assert "# TYPE exactly_producer_delivered_records_total counter" in text
+        assert ("# TYPE exactly_transaction_commit_latency_seconds histogram"
+                in text)
         assert 'exactly_producer_queue_records{client="orders"} 0.0' in text
     # Closed clients drop out of the scrapes.
     assert "exactly_" not in prometheus_client.generate_latest(registry).decode()
@@ -93,8 +161,11 @@ def test_collector_scrapes_a_drained_spool(exactly_broker, topic, tmp_path):
     with exactly.SpooledProducer(tmp_path / "spool", exactly_broker.bootstrap_servers,
                                  "metrics-spool") as spool:
         collector.register("ingest", spool)
+        # One at a time, each send waiting for its own write: 50 group
+        # commits of one record; then one send_batch, a group commit of 10.
         for i in range(50):
             spool.send(topic, value=f"v{i}")
+        spool.send_batch(topic, [f"b{i}" for i in range(10)])
         spool.flush(timeout=60)
 
         def value(name):
@@ -102,11 +173,33 @@ def test_collector_scrapes_a_drained_spool(exactly_broker, topic, tmp_path):
 
         assert value("exactly_spool_depth_records") == 0
         assert value("exactly_spool_bytes") == 0
-        assert value("exactly_spool_appended_records_total") == 50
-        assert value("exactly_spool_committed_records_total") == 50
+        assert value("exactly_spool_appended_records_total") == 60
+        assert value("exactly_spool_committed_records_total") == 60
         assert value("exactly_spool_transactions_total") >= 1
         assert value("exactly_spool_drainer_up") == 1
-        assert metrics(spool)["exactly_spool_committed_records_total"] == 50
+        assert value("exactly_spool_group_commits_total") == 51
+
+        def bucket(name, le):
+            return registry.get_sample_value(
+                name + "_bucket", {"client": "ingest", "le": le})
+
+        size = "exactly_spool_group_commit_size_records"
+        assert bucket(size, "1.0") == 50
+        assert bucket(size, "8.0") == 50
+        assert bucket(size, "16.0") == 51
+        assert bucket(size, "+Inf") == 51
+        assert value(size + "_count") == 51
+        assert value(size + "_sum") == 60
+        latency = "exactly_spool_group_commit_latency_seconds"
+        assert value(latency + "_count") == 51
+        assert bucket(latency, "+Inf") == 51
+        assert value(latency + "_sum") > 0
+        m = metrics(spool)
+        assert m["exactly_spool_committed_records_total"] == 60
+        assert m[size + '_bucket{le="1.0"}'] == 50
+        assert m[size + "_sum"] == 60
+        assert m[latency + "_count"] == 51
+        assert sum(spool.metrics().group_commit_latency_counts) == 51
 
 
 @needs_prometheus_client
@@ -146,3 +239,102 @@ def test_collector_says_what_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "prometheus_client.core", None)
     with pytest.raises(ImportError, match="needs prometheus_client"):
         ExactlyCollector()
+
+
+def test_processor_batches_rebalances_and_aborts(exactly_broker, topic):
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send_batch(topic, [(f"k{i}", "v") for i in range(5)] +
+                     [("bad", "v")])
+    out = topic + "-out"
+
+    def transform(message, emitter):
+        if message.key == b"bad":
+            raise ValueError("bad record")
+        emitter.send(out, key=message.key, value=message.value)
+
+    with exactly.Processor(exactly_broker.bootstrap_servers,
+                           group_id="metrics-proc", input_topics=topic,
+                           transactional_id="metrics-proc-1",
+                           transform=transform, max_batch_records=5,
+                           max_batch_time=2.0) as p:
+        # The first batch (5 records) commits; in the second, "bad" aborts
+        # it (cause "error") and stops the processor.
+        with pytest.raises(ValueError):
+            while True:
+                p.run_once()
+        stats = p.stats()
+        m = metrics(p)
+    assert stats.records_in == 5
+    assert stats.transactions_committed == 1
+    assert stats.aborted_by_cause == {"error": 1, "abortable_error": 0,
+                                      "revoked": 0, "close": 0}
+    assert stats.partitions_assigned == 1
+    assert stats.partitions_revoked == 0
+    assert m['exactly_processor_transactions_aborted_total{cause="error"}'] == 1
+    assert m['exactly_processor_transactions_aborted_total'
+             '{cause="abortable_error"}'] == 0
+    assert m["exactly_processor_partitions_assigned_total"] == 1
+    assert m["exactly_processor_batch_size_records_count"] == 1
+    assert m["exactly_processor_batch_size_records_sum"] == 5
+    assert m['exactly_processor_batch_size_records_bucket{le="5.0"}'] == 1
+    assert m['exactly_processor_batch_size_records_bucket{le="2.0"}'] == 0
+    assert sum(stats.batch_size_counts) == 1
+    # Closing left the group: its partitions were revoked.
+    assert p.stats().partitions_revoked == 1
+
+
+@pytest.mark.parametrize("transactional", [False, True])
+def test_librdkafka_statistics_reach_python(exactly_broker, topic,
+                                            transactional):
+    import json
+    reports = []
+    servers = exactly_broker.bootstrap_servers
+    if transactional:
+        p = exactly.TransactionalProducer(servers, f"stats-{topic}",
+                                          statistics_interval_ms=100,
+                                          on_statistics=reports.append)
+    else:
+        p = exactly.Producer(servers, statistics_interval_ms=100,
+                             on_statistics=reports.append)
+    with p:
+        if transactional:
+            with p.transaction() as txn:
+                for i in range(10):
+                    txn.send(topic, value=f"v{i}")
+        else:
+            for i in range(10):
+                p.send(topic, value=f"v{i}")
+            p.flush()
+        # Reports come every 100 ms, passed on by calls into the client:
+        # wait for one made after the 10 records went out.
+        for _ in range(100):
+            p.poll(0.05)
+            if reports and json.loads(reports[-1])["txmsgs"] == 10:
+                break
+    report = json.loads(reports[-1])
+    assert report["type"] == "producer"
+    assert report["txmsgs"] == 10
+    assert all(isinstance(r, str) for r in reports)
+
+
+def test_librdkafka_statistics_of_a_consumer_reach_python(exactly_broker,
+                                                          topic):
+    import json
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send_batch(topic, [f"v{i}" for i in range(20)])
+    reports = []
+    with exactly.Consumer(exactly_broker.bootstrap_servers, "stats-consumer",
+                          topics=[topic], auto_offset_reset="earliest",
+                          statistics_interval_ms=100,
+                          on_statistics=reports.append) as c:
+        read = 0
+        for _ in range(200):
+            if c.poll(0.05) is not None:
+                read += 1
+            if read == 20 and reports and \
+                    json.loads(reports[-1])["rxmsgs"] == 20:
+                break
+    assert read == 20
+    report = json.loads(reports[-1])
+    assert report["type"] == "consumer"
+    assert report["rxmsgs"] == 20

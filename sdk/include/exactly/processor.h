@@ -18,9 +18,12 @@
 #ifndef EXACTLY_PROCESSOR_H_
 #define EXACTLY_PROCESSOR_H_
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -46,12 +49,44 @@ class Emitter {
 using Transform =
     std::function<absl::Status(const Message& input, Emitter& output)>;
 
+// The upper bounds of ProcessorStats::batch_size_counts' buckets (input
+// records per committed batch).
+inline constexpr std::array<uint64_t, 12> kBatchSizeBounds = {
+    1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000};
+
+// Why the processor aborted a batch's transaction
+// (ProcessorStats::aborted_by_cause).
+enum class ProcessorAbortCause {
+  kError,           // the transform's own error (or exception), or an error
+                    // that is not retried: processing stops with it
+  kAbortableError,  // an abortable (or retriable) Kafka error: the batch is
+                    // transformed again
+  kRevoked,         // partitions the batch read were revoked (or lost)
+  kClose,           // Close() with a batch open
+};
+inline constexpr size_t kProcessorAbortCauseCount = 4;
+// Their names, indexed by the enum: the "cause" label in Prometheus.
+inline constexpr std::array<std::string_view, kProcessorAbortCauseCount>
+    kProcessorAbortCauseNames = {"error", "abortable_error", "revoked",
+                                 "close"};
+
 struct ProcessorStats {
   uint64_t records_in = 0;   // input records whose offsets were committed
   uint64_t records_out = 0;  // output records committed
   uint64_t transactions_committed = 0;
   uint64_t transactions_aborted = 0;
   uint64_t batches_replayed = 0;  // batches transformed again after an abort
+  // transactions_aborted by ProcessorAbortCause (indexed by the enum; they
+  // add up to transactions_aborted).
+  std::array<uint64_t, kProcessorAbortCauseCount> aborted_by_cause{};
+  // Input records per committed batch: batch_size_counts[i] batches had more
+  // than kBatchSizeBounds[i - 1] and at most kBatchSizeBounds[i]; the last
+  // element, more than every bound. Their sum is records_in.
+  std::array<uint64_t, kBatchSizeBounds.size() + 1> batch_size_counts{};
+  // Rebalance events: partitions assigned to this member, and revoked from
+  // it (or lost), each callback with at least one partition counted once.
+  uint64_t partitions_assigned = 0;
+  uint64_t partitions_revoked = 0;
   // The next offset to read, per input partition, as last committed here.
   std::vector<TopicPartitionOffset> committed_offsets;
 };

@@ -28,6 +28,10 @@ struct ProducerStats {
   uint64_t failed = 0;           // reports with an error
   uint64_t in_flight = 0;        // sent, not yet reported
   uint64_t callback_errors = 0;  // exceptions thrown by delivery callbacks
+  // Records accepted by Send (queued in librdkafka; each is then reported
+  // once, as delivered or failed). Of this librdkafka instance: a
+  // TransactionalProducer's Rebuild() or new epoch starts it afresh.
+  uint64_t sent = 0;
 };
 
 // Send, Flush and stats are safe to call from several threads. Close (and

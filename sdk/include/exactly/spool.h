@@ -61,6 +61,7 @@
 #ifndef EXACTLY_SPOOL_H_
 #define EXACTLY_SPOOL_H_
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -152,6 +153,19 @@ struct SpoolOptions {
   rocksdb::Env* env = nullptr;
 };
 
+// The upper bounds of SpoolMetrics::group_commit_latency_counts' buckets.
+inline constexpr std::array<std::chrono::microseconds, 12>
+    kGroupCommitLatencyBounds = {
+        std::chrono::microseconds(100),    std::chrono::microseconds(250),
+        std::chrono::microseconds(500),    std::chrono::microseconds(1000),
+        std::chrono::microseconds(2500),   std::chrono::microseconds(5000),
+        std::chrono::microseconds(10000),  std::chrono::microseconds(25000),
+        std::chrono::microseconds(50000),  std::chrono::microseconds(100000),
+        std::chrono::microseconds(250000), std::chrono::microseconds(1000000)};
+// The upper bounds of SpoolMetrics::group_commit_size_counts' buckets.
+inline constexpr std::array<uint64_t, 12> kGroupCommitSizeBounds = {
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096};
+
 struct SpoolMetrics {
   // What the spool holds: records not yet committed to Kafka.
   uint64_t depth = 0;
@@ -166,6 +180,18 @@ struct SpoolMetrics {
   uint64_t transactions = 0;   // transactions (batches) committed
   uint64_t group_commits = 0;  // spool writes (each one WAL sync with
                                // SyncPolicy::kAlways)
+  // Each group commit (spool write) that succeeded: how long it took, from
+  // the start of its write until it was durable (its WAL sync done with
+  // SyncPolicy::kAlways, else its write): group_commit_latency_counts[i] of
+  // them took more than kGroupCommitLatencyBounds[i - 1] and at most
+  // kGroupCommitLatencyBounds[i]; the last element, more than every bound.
+  std::array<uint64_t, kGroupCommitLatencyBounds.size() + 1>
+      group_commit_latency_counts{};
+  std::chrono::microseconds group_commit_latency_sum{0};
+  // And how many records it wrote, bucketed by kGroupCommitSizeBounds the
+  // same way. Their sum is appended.
+  std::array<uint64_t, kGroupCommitSizeBounds.size() + 1>
+      group_commit_size_counts{};
   uint64_t recoveries = 0;     // times the drainer learnt the watermark anew
   uint64_t drainer_errors = 0;  // failed transactions / recoveries, retried
   std::chrono::microseconds last_commit_latency{0};

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -77,9 +78,25 @@ inline constexpr std::array<std::chrono::microseconds, 12>
                             std::chrono::microseconds(2500000),
                             std::chrono::microseconds(10000000)};
 
+// Why a transaction was aborted (TransactionStats::aborted_by_cause).
+enum class AbortCause {
+  kRequested,       // Abort() called by the application
+  kError,           // Transact: fn's own error (or exception), or an error
+                    // with neither Kafka flag, which Transact returns
+  kAbortableError,  // Transact: an abortable Kafka error (or a retriable
+                    // one inside fn); fn runs again
+  kClose,           // Close() aborted the transaction left open
+};
+inline constexpr size_t kAbortCauseCount = 4;
+// Their names, indexed by the enum: the "cause" label in Prometheus.
+inline constexpr std::array<std::string_view, kAbortCauseCount>
+    kAbortCauseNames = {"requested", "error", "abortable_error", "close"};
+
 struct TransactionStats {
   uint64_t committed = 0;  // transactions committed
   uint64_t aborted = 0;    // transactions aborted (by Abort() or Transact)
+  // aborted, by AbortCause (indexed by the enum; they add up to aborted).
+  std::array<uint64_t, kAbortCauseCount> aborted_by_cause{};
   uint64_t reruns = 0;     // times Transact ran fn again after an abort
   uint64_t retries = 0;    // calls repeated after a retriable error
   uint64_t rebuilds = 0;   // Rebuild() calls that succeeded
@@ -157,6 +174,8 @@ class TransactionalProducer {
   TransactionalProducer(const ProducerOptions& options,
                         std::unique_ptr<internal::ProducerCore> core);
   absl::Status InitTransactions();
+  // Abort(), counted under `cause`.
+  absl::Status AbortFor(AbortCause cause);
   // A new librdkafka instance (the old one closed at once); the caller then
   // initialises transactions on it, which also starts a new epoch.
   absl::Status ReplaceCore();

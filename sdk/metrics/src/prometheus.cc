@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -185,6 +186,40 @@ std::vector<ClientMetric::Label> ClientLabel(const std::string& client) {
   return {{"client", client}};
 }
 
+double Bound(std::chrono::microseconds bound) { return Seconds(bound); }
+double Bound(uint64_t bound) { return static_cast<double>(bound); }
+
+// A histogram of `counts` (counts[i]: the samples above bounds[i - 1] and at
+// most bounds[i]; the last one, above every bound), made cumulative.
+template <typename Bounds, typename Counts>
+ClientMetric::Histogram MakeHistogram(const Bounds& bounds,
+                                      const Counts& counts, double sum) {
+  static_assert(std::tuple_size_v<Counts> == std::tuple_size_v<Bounds> + 1);
+  ClientMetric::Histogram h;
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    cumulative += counts[i];
+    h.bucket.push_back({cumulative, Bound(bounds[i])});
+  }
+  cumulative += counts.back();
+  h.bucket.push_back({cumulative, std::numeric_limits<double>::infinity()});
+  h.sample_count = cumulative;
+  h.sample_sum = sum;
+  return h;
+}
+
+// One sample per cause, labelled cause="...": they add up to the total.
+template <typename Names, typename Counts>
+void AddByCause(Families& f, const std::string& name, const std::string& help,
+                const std::string& client, const Names& names,
+                const Counts& counts) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    f.Counter(name, help,
+              {{"client", client}, {"cause", std::string(names[i])}},
+              static_cast<double>(counts[i]));
+  }
+}
+
 void AddProducer(Families& f, const std::string& client,
                  const ProducerStats& s) {
   f.Counter("exactly_producer_delivered_records_total",
@@ -200,6 +235,10 @@ void AddProducer(Families& f, const std::string& client,
   f.Counter("exactly_producer_callback_errors_total",
             "Exceptions thrown by delivery callbacks", ClientLabel(client),
             static_cast<double>(s.callback_errors));
+  f.Counter("exactly_producer_sent_records_total",
+            "Records accepted by Send (queued; each is then reported as "
+            "delivered or failed)",
+            ClientLabel(client), static_cast<double>(s.sent));
 }
 
 void AddTransactions(Families& f, const std::string& client,
@@ -207,9 +246,11 @@ void AddTransactions(Families& f, const std::string& client,
   const auto label = ClientLabel(client);
   f.Counter("exactly_transactions_committed_total", "Transactions committed",
             label, static_cast<double>(s.committed));
-  f.Counter("exactly_transactions_aborted_total",
-            "Transactions aborted (by Abort() or by Transact)", label,
-            static_cast<double>(s.aborted));
+  AddByCause(f, "exactly_transactions_aborted_total",
+             "Transactions aborted, by cause: requested (Abort()), error "
+             "(Transact's function failed), abortable_error (Transact runs "
+             "it again), close (Close() with one open)",
+             client, kAbortCauseNames, s.aborted_by_cause);
   f.Counter("exactly_transaction_reruns_total",
             "Times Transact ran its function again after an abort", label,
             static_cast<double>(s.reruns));
@@ -226,19 +267,10 @@ void AddTransactions(Families& f, const std::string& client,
           "1 once a newer instance with the same transactional.id fenced "
           "this one (final)",
           label, s.fenced ? 1 : 0);
-  ClientMetric::Histogram h;
-  uint64_t cumulative = 0;
-  for (size_t i = 0; i < kCommitLatencyBounds.size(); ++i) {
-    cumulative += s.commit_latency_counts[i];
-    h.bucket.push_back({cumulative, Seconds(kCommitLatencyBounds[i])});
-  }
-  cumulative += s.commit_latency_counts.back();
-  h.bucket.push_back({cumulative, std::numeric_limits<double>::infinity()});
-  h.sample_count = cumulative;
-  h.sample_sum = Seconds(s.commit_latency_sum);
   f.Histogram("exactly_transaction_commit_latency_seconds",
               "How long each Commit() that committed took", label,
-              std::move(h));
+              MakeHistogram(kCommitLatencyBounds, s.commit_latency_counts,
+                            Seconds(s.commit_latency_sum)));
 }
 
 void AddSpool(Families& f, const std::string& client, const SpoolMetrics& m) {
@@ -270,6 +302,17 @@ void AddSpool(Families& f, const std::string& client, const SpoolMetrics& m) {
             "Spool writes (one WAL sync each under SyncPolicy::kAlways); "
             "appended / group commits is their mean size",
             label, static_cast<double>(m.group_commits));
+  f.Histogram(
+      "exactly_spool_group_commit_latency_seconds",
+      "How long each group commit took, from the start of its write "
+      "until it was durable",
+      label,
+      MakeHistogram(kGroupCommitLatencyBounds, m.group_commit_latency_counts,
+                    Seconds(m.group_commit_latency_sum)));
+  f.Histogram("exactly_spool_group_commit_size_records",
+              "Records written by each group commit", label,
+              MakeHistogram(kGroupCommitSizeBounds, m.group_commit_size_counts,
+                            static_cast<double>(m.appended)));
   f.Counter("exactly_spool_recoveries_total",
             "Times the drainer learnt the committed watermark anew", label,
             static_cast<double>(m.recoveries));
@@ -310,8 +353,21 @@ void AddProcessor(Families& f, const std::string& client,
   f.Counter("exactly_processor_transactions_committed_total",
             "Batches committed (one transaction each)", label,
             static_cast<double>(s.transactions_committed));
-  f.Counter("exactly_processor_transactions_aborted_total", "Batches aborted",
-            label, static_cast<double>(s.transactions_aborted));
+  AddByCause(f, "exactly_processor_transactions_aborted_total",
+             "Batches aborted, by cause: error (processing stops), "
+             "abortable_error (transformed again), revoked (partitions "
+             "revoked), close",
+             client, kProcessorAbortCauseNames, s.aborted_by_cause);
+  f.Histogram("exactly_processor_batch_size_records",
+              "Input records per committed batch", label,
+              MakeHistogram(kBatchSizeBounds, s.batch_size_counts,
+                            static_cast<double>(s.records_in)));
+  f.Counter("exactly_processor_partitions_assigned_total",
+            "Rebalances that assigned partitions to this member", label,
+            static_cast<double>(s.partitions_assigned));
+  f.Counter("exactly_processor_partitions_revoked_total",
+            "Rebalances that revoked (or lost) partitions of this member",
+            label, static_cast<double>(s.partitions_revoked));
   f.Counter("exactly_processor_batches_replayed_total",
             "Batches transformed again after an abort", label,
             static_cast<double>(s.batches_replayed));

@@ -67,7 +67,8 @@ class Processor::Impl final : public Emitter {
     return status;
   }
 
-  // From the consumer's rebalance listener, inside Poll.
+  // From the consumer's rebalance listener, inside Poll (or Close).
+  void OnAssigned(const std::vector<TopicPartition>& partitions);
   void OnRevoked(const std::vector<TopicPartition>& partitions);
 
  private:
@@ -78,7 +79,7 @@ class Processor::Impl final : public Emitter {
   absl::Status HandleFailure(const absl::Status& status);
   absl::Status Replay();
   absl::Status BeginTransaction();
-  absl::Status AbortOpenTransaction();
+  absl::Status AbortOpenTransaction(ProcessorAbortCause cause);
   absl::Status TransformOne(const Message& input);
   std::vector<TopicPartitionOffset> NextOffsets() const;
   absl::Status Retry(absl::FunctionRef<absl::Status()> call) {
@@ -108,6 +109,9 @@ class Processor::Impl final : public Emitter {
 class Processor::Impl::Listener final : public RebalanceListener {
  public:
   explicit Listener(Impl* impl) : impl_(impl) {}
+  void OnAssigned(const std::vector<TopicPartition>& partitions) override {
+    impl_->OnAssigned(partitions);
+  }
   void OnRevoked(const std::vector<TopicPartition>& partitions) override {
     impl_->OnRevoked(partitions);
   }
@@ -180,7 +184,10 @@ absl::Status Processor::Impl::Accept(Message message) {
   // nothing of this batch is committed before they are transformed again.
   replay_needed_ = true;
   if (!IsFatal(status)) {
-    if (absl::Status a = AbortOpenTransaction(); !a.ok()) return a;
+    if (absl::Status a = AbortOpenTransaction(ProcessorAbortCause::kError);
+        !a.ok()) {
+      return a;
+    }
   } else {
     fatal_ = status;
   }
@@ -191,7 +198,7 @@ absl::Status Processor::Impl::CommitBatch() {
   if (inputs_.empty()) {
     // Everything was revoked: nothing of this batch may be committed.
     replay_needed_ = false;
-    return AbortOpenTransaction();
+    return AbortOpenTransaction(ProcessorAbortCause::kRevoked);
   }
   if (replay_needed_) {
     if (absl::Status s = Replay(); !s.ok()) return HandleFailure(s);
@@ -218,6 +225,11 @@ absl::Status Processor::Impl::CommitBatch() {
     stats_.records_in += inputs_.size();
     stats_.records_out += outputs_in_txn_;
     ++stats_.transactions_committed;
+    const size_t bucket =
+        std::lower_bound(kBatchSizeBounds.begin(), kBatchSizeBounds.end(),
+                         inputs_.size()) -
+        kBatchSizeBounds.begin();
+    ++stats_.batch_size_counts[bucket];
     for (TopicPartitionOffset& o : offsets) {
       auto it = std::find_if(
           stats_.committed_offsets.begin(), stats_.committed_offsets.end(),
@@ -242,9 +254,15 @@ absl::Status Processor::Impl::HandleFailure(const absl::Status& status) {
     fatal_ = status;
     return status;
   }
-  if (absl::Status a = AbortOpenTransaction(); !a.ok()) return a;
+  const bool recoverable = Recoverable(status);
+  if (absl::Status a = AbortOpenTransaction(
+          recoverable ? ProcessorAbortCause::kAbortableError
+                      : ProcessorAbortCause::kError);
+      !a.ok()) {
+    return a;
+  }
   replay_needed_ = true;
-  if (!Recoverable(status)) return status;
+  if (!recoverable) return status;
   if (++failed_attempts_ >= options_.retry.max_attempts) {
     return internal::WithContext(
         status, absl::StrCat("batch aborted ", failed_attempts_,
@@ -259,7 +277,13 @@ absl::Status Processor::Impl::HandleFailure(const absl::Status& status) {
 }
 
 absl::Status Processor::Impl::Replay() {
-  if (absl::Status s = AbortOpenTransaction(); !s.ok()) return s;
+  // A transaction still open here was doomed by an abortable error (the
+  // other causes abort at once).
+  if (absl::Status s =
+          AbortOpenTransaction(ProcessorAbortCause::kAbortableError);
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = BeginTransaction(); !s.ok()) return s;
   {
     std::lock_guard<std::mutex> lock(stats_mu_);
@@ -279,12 +303,13 @@ absl::Status Processor::Impl::BeginTransaction() {
   return status;
 }
 
-absl::Status Processor::Impl::AbortOpenTransaction() {
+absl::Status Processor::Impl::AbortOpenTransaction(ProcessorAbortCause cause) {
   if (!producer_->in_transaction()) return absl::OkStatus();
   absl::Status status = Retry([&] { return producer_->Abort(); });
   if (status.ok()) {
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.transactions_aborted;
+    ++stats_.aborted_by_cause[static_cast<size_t>(cause)];
   } else if (IsFatal(status)) {
     fatal_ = status;
   }
@@ -315,7 +340,18 @@ std::vector<TopicPartitionOffset> Processor::Impl::NextOffsets() const {
   return out;
 }
 
+void Processor::Impl::OnAssigned(
+    const std::vector<TopicPartition>& partitions) {
+  if (partitions.empty()) return;
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  ++stats_.partitions_assigned;
+}
+
 void Processor::Impl::OnRevoked(const std::vector<TopicPartition>& partitions) {
+  if (!partitions.empty()) {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    ++stats_.partitions_revoked;
+  }
   auto revoked = [&](const Message& m) {
     return std::any_of(
         partitions.begin(), partitions.end(),
@@ -326,7 +362,9 @@ void Processor::Impl::OnRevoked(const std::vector<TopicPartition>& partitions) {
   // nothing read from them here may be committed: abort, drop their
   // records, and transform the rest again later.
   committing_ = false;
-  absl::Status status = AbortOpenTransaction();
+  // Close() leaves the group: its revocation is the close's abort.
+  absl::Status status = AbortOpenTransaction(
+      closed_ ? ProcessorAbortCause::kClose : ProcessorAbortCause::kRevoked);
   if (!status.ok() && !IsFatal(status)) {
     internal::ReportError(options_.on_error, status);
   }
@@ -345,7 +383,7 @@ absl::Status Processor::Impl::Close() {
   inputs_.clear();
   if (producer_ != nullptr) {
     if (producer_->in_transaction() && fatal_.ok()) {
-      AbortOpenTransaction().IgnoreError();
+      AbortOpenTransaction(ProcessorAbortCause::kClose).IgnoreError();
     }
     absl::Status s = producer_->Close();
     if (status.ok()) status = s;

@@ -25,6 +25,9 @@ class ProducerAccess {
   static void ReleaseFinishedReports(Producer& p) {
     p.core_->ReleaseFinishedReports();
   }
+  // After queueing `n` records on Handle(p) directly: counts them as sent
+  // (ProducerStats::sent).
+  static void CountSent(Producer& p, uint64_t n) { p.core_->CountSent(n); }
 };
 
 // Fetches `topic`'s metadata on the handle. librdkafka otherwise learns of a

@@ -100,6 +100,7 @@ absl::Status ProducerCore::Send(const Record& record,
   for (;;) {
     rd_kafka_error_t* error = rd_kafka_produceva(rk_.get(), vu, n);
     if (error == nullptr) {
+      sent_.fetch_add(1, std::memory_order_relaxed);
       // Frees earlier records on this thread, which allocated them.
       dispatcher_->ReleaseFinished();
       return absl::OkStatus();
@@ -153,6 +154,7 @@ absl::Status ProducerCore::Close(std::chrono::milliseconds timeout) {
 
 ProducerStats ProducerCore::stats() const {
   ProducerStats s;
+  s.sent = sent_.load(std::memory_order_relaxed);
   if (dispatcher_ != nullptr) {
     s.delivered = dispatcher_->delivered();
     s.failed = dispatcher_->failed();

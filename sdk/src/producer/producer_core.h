@@ -3,7 +3,9 @@
 #ifndef EXACTLY_SDK_SRC_PRODUCER_PRODUCER_CORE_H_
 #define EXACTLY_SDK_SRC_PRODUCER_PRODUCER_CORE_H_
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -48,6 +50,9 @@ class ProducerCore {
     return dispatcher_ != nullptr ? dispatcher_->failures_after_send() : 0;
   }
 
+  // Counts `n` records queued on rk() directly (not through Send).
+  void CountSent(uint64_t n) { sent_.fetch_add(n, std::memory_order_relaxed); }
+
   rd_kafka_t* rk() const { return rk_.get(); }
   const ProducerOptions& options() const { return options_; }
   ProducerStats stats() const;
@@ -59,6 +64,7 @@ class ProducerCore {
   HandlePtr rk_;
   std::unique_ptr<DeliveryDispatcher> dispatcher_;  // stops before rk_ goes
   bool closed_ = false;
+  std::atomic<uint64_t> sent_{0};  // records queued (ProducerStats::sent)
 };
 
 // A PendingDelivery that runs a callback.

@@ -269,6 +269,10 @@ absl::Status TransactionalProducer::Commit() {
 }
 
 absl::Status TransactionalProducer::Abort() {
+  return AbortFor(AbortCause::kRequested);
+}
+
+absl::Status TransactionalProducer::AbortFor(AbortCause cause) {
   if (!fatal_.ok()) return fatal_;
   if (core_->rk() == nullptr) {
     return absl::FailedPreconditionError("the producer is closed");
@@ -309,7 +313,9 @@ absl::Status TransactionalProducer::Abort() {
   }
   if (status.ok()) {
     in_transaction_ = false;
-    Count(&TransactionStats::aborted);
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    ++stats_.aborted;
+    ++stats_.aborted_by_cause[static_cast<size_t>(cause)];
   }
   return status;
 }
@@ -364,7 +370,9 @@ absl::Status TransactionalProducer::Transact(
     const bool rerun = action == TxnAction::kAbortAndRerun ||
                        (!committing && action == TxnAction::kRetry);
     if (rerun) {
-      if (absl::Status a = RetryRetriable([&] { return Abort(); }); !a.ok()) {
+      if (absl::Status a = RetryRetriable(
+              [&] { return AbortFor(AbortCause::kAbortableError); });
+          !a.ok()) {
         return a;
       }
       last = status;
@@ -378,7 +386,9 @@ absl::Status TransactionalProducer::Transact(
     // Fatal, neither flag, or fn's own error: abort (unless the producer is
     // dead) and surface the error.
     if (in_transaction_) {
-      if (absl::Status a = RetryRetriable([&] { return Abort(); }); !a.ok()) {
+      if (absl::Status a =
+              RetryRetriable([&] { return AbortFor(AbortCause::kError); });
+          !a.ok()) {
         internal::ReportError(options_.on_error, a);
       }
     }
@@ -412,7 +422,7 @@ absl::Status TransactionalProducer::Close(std::chrono::milliseconds timeout) {
   if (in_transaction_ && fatal_.ok()) {
     // Left open, the transaction would hold back read_committed consumers
     // until the coordinator times it out.
-    Abort().IgnoreError();
+    AbortFor(AbortCause::kClose).IgnoreError();
   }
   return core_->Close(timeout);
 }

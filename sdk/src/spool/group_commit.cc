@@ -4,6 +4,7 @@
 // a committer thread for asynchronous Sends. Touches the queue, the written
 // groups, next_seq_ and durable_seq_, and wakes the drainer.
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <utility>
 
@@ -83,6 +84,7 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
     next_seq_ += w->block.records();
   }
   const uint64_t next = next_seq_;
+  const auto started = std::chrono::steady_clock::now();
   lock.unlock();
 
   // Sealed without the lock (it touches every record): the group is this
@@ -107,17 +109,17 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
   if (!status.ok()) {
     // Nothing of the group is in the WAL: its sequences were never used.
     next_seq_ = first_seq;
-    FinishGroup(group, status, now_ms);
+    FinishGroup(group, status, now_ms, started);
   } else if (options_.sync == SyncPolicy::kAlways) {
     // This thread's Send is in the group: it syncs next if nobody is.
     for (Waiter* w : group) w->written = true;
-    unsynced_.push_back({std::move(group), now_ms});
+    unsynced_.push_back({std::move(group), now_ms, started});
     // Asynchronous Sends do not sync for themselves: the committer does.
     if (!syncing_ && async_admitted_ > async_finished_) {
       sync_cv_.notify_one();
     }
   } else {
-    FinishGroup(group, status, now_ms);
+    FinishGroup(group, status, now_ms, started);
     ++unsynced_groups_;  // for the interval syncer
   }
   if (queue_.empty() && unsynced_.empty() && !syncing_) idle_cv_.notify_all();
@@ -150,7 +152,7 @@ void SpooledProducer::Impl::SyncGroups(std::unique_lock<std::mutex>& lock) {
     WakeForStage(Stage::kSync, unsynced_.front().sends.front());
   }
   for (const WrittenGroup& g : groups)
-    FinishGroup(g.sends, status, g.written_ms);
+    FinishGroup(g.sends, status, g.written_ms, g.started);
   if (queue_.empty() && unsynced_.empty() && !writing_) idle_cv_.notify_all();
 }
 
@@ -163,9 +165,9 @@ absl::Status SpooledProducer::Impl::NotSpooled(const absl::Status& status) {
       "the record(s) were not spooled (records accepted before are safe)");
 }
 
-void SpooledProducer::Impl::FinishGroup(const std::vector<Waiter*>& group,
-                                        const absl::Status& status,
-                                        int64_t written_ms) {
+void SpooledProducer::Impl::FinishGroup(
+    const std::vector<Waiter*>& group, const absl::Status& status,
+    int64_t written_ms, std::chrono::steady_clock::time_point started) {
   const uint64_t first_seq = group.front()->first_seq;
   uint64_t records = 0;
   for (Waiter* w : group) records += w->block.records();
@@ -173,6 +175,18 @@ void SpooledProducer::Impl::FinishGroup(const std::vector<Waiter*>& group,
     durable_seq_ = first_seq + records - 1;
     appended_ += records;
     ++group_commits_;
+    // Under mu_, which every group commit holds here anyway.
+    const auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - started);
+    ++group_commit_latency_counts_[std::lower_bound(
+                                       kGroupCommitLatencyBounds.begin(),
+                                       kGroupCommitLatencyBounds.end(), took) -
+                                   kGroupCommitLatencyBounds.begin()];
+    group_commit_latency_sum_ += took;
+    ++group_commit_size_counts_[std::lower_bound(kGroupCommitSizeBounds.begin(),
+                                                 kGroupCommitSizeBounds.end(),
+                                                 records) -
+                                kGroupCommitSizeBounds.begin()];
     if (ages_.empty() || written_ms - ages_.back().append_ms >= 10) {
       ages_.push_back({first_seq, written_ms});
     }

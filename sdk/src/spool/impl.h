@@ -11,6 +11,7 @@
 #ifndef EXACTLY_SDK_SRC_SPOOL_IMPL_H_
 #define EXACTLY_SDK_SRC_SPOOL_IMPL_H_
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -132,6 +133,7 @@ class SpooledProducer::Impl {
   struct WrittenGroup {
     std::vector<Waiter*> sends;
     int64_t written_ms = 0;
+    std::chrono::steady_clock::time_point started;  // its write began
   };
   // Append time of the records from first_seq on, for the oldest-age metric.
   struct AgeSample {
@@ -161,8 +163,10 @@ class SpooledProducer::Impl {
   void SyncGroups(std::unique_lock<std::mutex>& lock);
   // With mu_ held: `group` is durable (or failed with `status`); wakes its
   // Sends.
+  // `started`: when the group's write began (group_commit_latency_counts_).
   void FinishGroup(const std::vector<Waiter*>& group,
-                   const absl::Status& status, int64_t written_ms);
+                   const absl::Status& status, int64_t written_ms,
+                   std::chrono::steady_clock::time_point started);
   // A failed group write or sync: resumes RocksDB, and says what the Sends
   // get.
   absl::Status NotSpooled(const absl::Status& status);
@@ -267,6 +271,12 @@ class SpooledProducer::Impl {
   uint64_t committed_records_ = 0;
   uint64_t transactions_ = 0;
   uint64_t group_commits_ = 0;
+  // Of the group commits that succeeded (see SpoolMetrics), under mu_.
+  std::array<uint64_t, kGroupCommitLatencyBounds.size() + 1>
+      group_commit_latency_counts_{};
+  std::chrono::microseconds group_commit_latency_sum_{0};
+  std::array<uint64_t, kGroupCommitSizeBounds.size() + 1>
+      group_commit_size_counts_{};
   uint64_t recoveries_ = 0;
   uint64_t drainer_errors_ = 0;
   uint64_t quarantined_ = 0;

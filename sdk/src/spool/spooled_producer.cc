@@ -237,6 +237,9 @@ SpoolMetrics SpooledProducer::Impl::Metrics() const {
   m.committed = committed_records_;
   m.transactions = transactions_;
   m.group_commits = group_commits_;
+  m.group_commit_latency_counts = group_commit_latency_counts_;
+  m.group_commit_latency_sum = group_commit_latency_sum_;
+  m.group_commit_size_counts = group_commit_size_counts_;
   m.recoveries = recoveries_;
   m.drainer_errors = drainer_errors_;
   m.last_commit_latency = last_commit_latency_;

@@ -82,8 +82,11 @@ TEST_F(PrometheusTest, ProducerRecordsDelivered) {
   for (int i = 0; i < 100; ++i) {
     ASSERT_TRUE((*producer)->Send({.topic = topic, .value = "x"}).ok());
   }
+  // Refused by Send (not queued): not sent.
+  ASSERT_FALSE((*producer)->Send({.topic = "", .value = "x"}).ok());
   ASSERT_TRUE((*producer)->Flush(kPatience).ok());
   const Scrape s = ScrapeText(*collector_);
+  EXPECT_EQ(s[R"(exactly_producer_sent_records_total{client="orders"})"], 100);
   EXPECT_EQ(s[R"(exactly_producer_delivered_records_total{client="orders"})"],
             100);
   EXPECT_EQ(s[R"(exactly_producer_failed_records_total{client="orders"})"], 0);
@@ -119,9 +122,18 @@ TEST_F(PrometheusTest, TransactionsCommittedAbortedAndTheirLatency) {
   ASSERT_TRUE((*producer)->Abort().ok());
   const Scrape s = ScrapeText(*collector_);
   const std::string c = R"({client="payments"})";
+  auto aborted = [](const std::string& cause) {
+    return R"(exactly_transactions_aborted_total{client="payments",cause=")" +
+           cause + "\"}";
+  };
   EXPECT_EQ(s["exactly_transactions_committed_total" + c], 2);
-  EXPECT_EQ(s["exactly_transactions_aborted_total" + c], 1);
+  EXPECT_EQ(s[aborted("requested")], 1);
+  EXPECT_EQ(s[aborted("error")], 0);
+  EXPECT_EQ(s[aborted("abortable_error")], 0);
+  EXPECT_EQ(s[aborted("close")], 0);
+  EXPECT_FALSE(s.Has("exactly_transactions_aborted_total" + c));
   EXPECT_EQ(s["exactly_transactional_producer_fenced" + c], 0);
+  EXPECT_EQ(s["exactly_producer_sent_records_total" + c], 10);
   EXPECT_EQ(s["exactly_producer_delivered_records_total" + c], 10);
   // A histogram: one count per commit, the +Inf bucket holds them all and
   // the buckets are cumulative.
@@ -147,6 +159,79 @@ TEST_F(PrometheusTest, TransactionsCommittedAbortedAndTheirLatency) {
                         "histogram"));
 }
 
+// Each abort counted under its cause; the causes add up to the total.
+TEST_F(PrometheusTest, TransactionsAbortedByCause) {
+  const std::string topic = NewTopic("m-abort");
+  auto producer = TransactionalProducer::Create(
+      TransactionalOpts(TestCluster::UniqueName("txn")));
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  auto registration = collector_->Register("causes", **producer);
+  ASSERT_TRUE(registration.ok()) << registration.status();
+  // The function's own error: aborted (error) and returned.
+  EXPECT_EQ((*producer)
+                ->Transact([&](Transaction&) {
+                  return absl::InvalidArgumentError("bad input");
+                })
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  // An abortable Kafka error, twice: aborted (abortable_error) and run
+  // again; the third run commits its 5 records.
+  int runs = 0;
+  ASSERT_TRUE((*producer)
+                  ->Transact([&](Transaction& txn) {
+                    if (++runs <= 2) {
+                      KafkaError e;
+                      e.code = RD_KAFKA_RESP_ERR__STATE;
+                      e.name = "_STATE";
+                      e.txn_requires_abort = true;
+                      return MakeKafkaStatus(e, "abortable");
+                    }
+                    for (int j = 0; j < 5; ++j) {
+                      if (absl::Status s =
+                              txn.Send({.topic = topic, .value = "a"});
+                          !s.ok()) {
+                        return s;
+                      }
+                    }
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(runs, 3);
+  // Requested: Abort().
+  ASSERT_TRUE((*producer)->Begin().ok());
+  ASSERT_TRUE((*producer)->Abort().ok());
+  auto aborted = [](const std::string& cause) {
+    return R"(exactly_transactions_aborted_total{client="causes",cause=")" +
+           cause + "\"}";
+  };
+  const std::string c = R"({client="causes"})";
+  {
+    const Scrape s = ScrapeText(*collector_);
+    EXPECT_EQ(s[aborted("requested")], 1);
+    EXPECT_EQ(s[aborted("error")], 1);
+    EXPECT_EQ(s[aborted("abortable_error")], 2);
+    EXPECT_EQ(s[aborted("close")], 0);
+    EXPECT_EQ(s["exactly_transactions_committed_total" + c], 1);
+    EXPECT_EQ(s["exactly_transaction_reruns_total" + c], 2);
+    EXPECT_EQ(s["exactly_producer_sent_records_total" + c], 5);
+    EXPECT_THAT(s.text,
+                HasSubstr("# TYPE exactly_transactions_aborted_total counter"));
+  }
+  // Close with a transaction open: aborted (close).
+  ASSERT_TRUE((*producer)->Begin().ok());
+  ASSERT_TRUE((*producer)->Send({.topic = topic, .value = "b"}).ok());
+  ASSERT_TRUE((*producer)->Close().ok());
+  const TransactionStats stats = (*producer)->stats();
+  EXPECT_EQ(stats.aborted, 5u);
+  EXPECT_EQ(stats.aborted_by_cause[static_cast<size_t>(AbortCause::kClose)],
+            1u);
+  const Scrape s = ScrapeText(*collector_);
+  EXPECT_EQ(s[aborted("close")], 1);
+  EXPECT_EQ(s[aborted("requested")] + s[aborted("error")] +
+                s[aborted("abortable_error")] + s[aborted("close")],
+            5);
+}
+
 TEST_F(PrometheusTest, SpoolDepthRisesAndReturnsToZeroOnceDrained) {
   SKIP_WITHOUT_BUNDLED_BROKER();
   const std::string topic = NewTopic("m-spool", 2);
@@ -159,17 +244,48 @@ TEST_F(PrometheusTest, SpoolDepthRisesAndReturnsToZeroOnceDrained) {
   for (int i = 0; i < 50; ++i) {
     ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
   }
+  // One at a time, each Send waiting for its own: 50 group commits of one
+  // record. Then one SendBatch: a group commit of 10.
+  std::vector<Record> batch;
+  for (int i = 50; i < 60; ++i) {
+    batch.push_back({.topic = topic, .value = Value(i)});
+  }
+  ASSERT_TRUE((*spool)->SendBatch(batch).ok());
   const std::string c = R"({client="ingest"})";
   {
-    // The drainer cannot reach Kafka: all 50 are still spooled.
+    // The drainer cannot reach Kafka: all 60 are still spooled.
     const Scrape s = ScrapeText(*collector_);
-    EXPECT_EQ(s["exactly_spool_depth_records" + c], 50);
-    EXPECT_GT(s["exactly_spool_bytes" + c], 50 * 7);
-    EXPECT_EQ(s["exactly_spool_appended_records_total" + c], 50);
+    EXPECT_EQ(s["exactly_spool_depth_records" + c], 60);
+    EXPECT_GT(s["exactly_spool_bytes" + c], 60 * 7);
+    EXPECT_EQ(s["exactly_spool_appended_records_total" + c], 60);
     EXPECT_EQ(s["exactly_spool_committed_records_total" + c], 0);
-    EXPECT_GE(s["exactly_spool_group_commits_total" + c], 1);
-    EXPECT_LE(s["exactly_spool_group_commits_total" + c], 50);
+    EXPECT_EQ(s["exactly_spool_group_commits_total" + c], 51);
     EXPECT_EQ(s["exactly_spool_quarantined_records" + c], 0);
+    auto size_bucket = [](const std::string& le) {
+      return R"(exactly_spool_group_commit_size_records_bucket{client="ingest",le=")" +
+             le + "\"}";
+    };
+    EXPECT_EQ(s[size_bucket("1")], 50);
+    EXPECT_EQ(s[size_bucket("8")], 50);
+    EXPECT_EQ(s[size_bucket("16")], 51);
+    EXPECT_EQ(s[size_bucket("+Inf")], 51);
+    EXPECT_EQ(s["exactly_spool_group_commit_size_records_count" + c], 51);
+    EXPECT_EQ(s["exactly_spool_group_commit_size_records_sum" + c], 60);
+    EXPECT_EQ(s["exactly_spool_group_commit_latency_seconds_count" + c], 51);
+    EXPECT_EQ(
+        s[R"(exactly_spool_group_commit_latency_seconds_bucket{client="ingest",le="+Inf"})"],
+        51);
+    EXPECT_GT(s["exactly_spool_group_commit_latency_seconds_sum" + c], 0);
+    EXPECT_THAT(
+        s.text,
+        HasSubstr(
+            "# TYPE exactly_spool_group_commit_latency_seconds histogram"));
+    const SpoolMetrics m = (*spool)->metrics();
+    uint64_t latencies = 0;
+    for (uint64_t n : m.group_commit_latency_counts) latencies += n;
+    EXPECT_EQ(latencies, 51u);
+    EXPECT_EQ(m.group_commit_size_counts[0], 50u);  // le 1
+    EXPECT_EQ(m.group_commit_size_counts[4], 1u);   // le 16
   }
   UnblockDrainer();
   ASSERT_TRUE((*spool)->Flush(kPatience).ok());
@@ -177,8 +293,11 @@ TEST_F(PrometheusTest, SpoolDepthRisesAndReturnsToZeroOnceDrained) {
   EXPECT_EQ(s["exactly_spool_depth_records" + c], 0);
   EXPECT_EQ(s["exactly_spool_bytes" + c], 0);
   EXPECT_EQ(s["exactly_spool_oldest_record_age_seconds" + c], 0);
-  EXPECT_EQ(s["exactly_spool_appended_records_total" + c], 50);
-  EXPECT_EQ(s["exactly_spool_committed_records_total" + c], 50);
+  EXPECT_EQ(s["exactly_spool_appended_records_total" + c], 60);
+  EXPECT_EQ(s["exactly_spool_committed_records_total" + c], 60);
+  // Group commits are the Sends': the drainer's deletes are not counted.
+  EXPECT_EQ(s["exactly_spool_group_commits_total" + c], 51);
+  EXPECT_EQ(s["exactly_spool_group_commit_size_records_count" + c], 51);
   EXPECT_GE(s["exactly_spool_transactions_total" + c], 1);
   EXPECT_GE(s["exactly_spool_recoveries_total" + c], 1);
   EXPECT_GT(s["exactly_spool_max_commit_latency_seconds" + c], 0);
@@ -240,6 +359,97 @@ TEST_F(PrometheusTest, ProcessorCountsAndCommittedOffsetsPerPartition) {
     if (s.Has(series)) offsets += s[series];
   }
   EXPECT_EQ(offsets, 40) << s.text;
+  // Batches of at most 10 records, one per committed transaction.
+  EXPECT_EQ(s["exactly_processor_batch_size_records_count" + c],
+            static_cast<double>(stats.transactions_committed));
+  EXPECT_EQ(s["exactly_processor_batch_size_records_sum" + c], 40);
+  EXPECT_EQ(
+      s[R"(exactly_processor_batch_size_records_bucket{client="copier",le="10"})"],
+      static_cast<double>(stats.transactions_committed));
+  EXPECT_EQ(
+      s[R"(exactly_processor_batch_size_records_bucket{client="copier",le="20"})"],
+      static_cast<double>(stats.transactions_committed));
+  uint64_t batches = 0;
+  for (uint64_t n : stats.batch_size_counts) batches += n;
+  EXPECT_EQ(batches, stats.transactions_committed);
+  // Nothing aborted, for any cause.
+  for (const char* cause : {"error", "abortable_error", "revoked", "close"}) {
+    EXPECT_EQ(s[std::string("exactly_processor_transactions_aborted_total{"
+                            "client=\"copier\",cause=\"") +
+                cause + "\"}"],
+              0)
+        << cause;
+  }
+  // One member alone in the group: assigned once, nothing revoked yet.
+  EXPECT_EQ(s["exactly_processor_partitions_assigned_total" + c], 1);
+  EXPECT_EQ(s["exactly_processor_partitions_revoked_total" + c], 0);
+  registration->Reset();
+  ASSERT_TRUE((*p)->Close().ok());
+  // Leaving the group revoked its partitions.
+  EXPECT_EQ((*p)->stats().partitions_revoked, 1u);
+  EXPECT_EQ((*p)->stats().transactions_aborted, 0u);
+}
+
+// Aborts by cause in the processor: a transform's abortable error aborts
+// the batch (abortable_error), which is transformed again and committed; a
+// transform's own error aborts it (error) and stops processing.
+TEST_F(PrometheusTest, ProcessorAbortsByCause) {
+  const std::string input = NewTopic("m-pabort-in", 1);
+  const std::string output = NewTopic("m-pabort-out", 1);
+  std::vector<std::pair<std::string, std::string>> kvs;
+  for (int i = 0; i < 5; ++i) kvs.emplace_back("k" + std::to_string(i), "v");
+  kvs.emplace_back("bad", "v");
+  Produce(input, kvs);
+  ProcessorOptions o;
+  o.bootstrap_servers = bootstrap();
+  o.group_id = TestCluster::UniqueName("m-group");
+  o.input_topics = {input};
+  o.transactional_id = TestCluster::UniqueName("txn");
+  o.max_batch_records = 5;
+  o.max_batch_time = std::chrono::milliseconds(2000);
+  o.consumer_properties["session.timeout.ms"] = "6000";
+  o.consumer_properties["heartbeat.interval.ms"] = "500";
+  o.producer_properties["transaction.timeout.ms"] = "10000";
+  int abortable_left = 1;
+  auto p = Processor::Create(o, [&](const Message& in, Emitter& out) {
+    if (in.key() == "k2" && abortable_left > 0) {
+      --abortable_left;
+      KafkaError e;
+      e.code = RD_KAFKA_RESP_ERR__STATE;
+      e.name = "_STATE";
+      e.txn_requires_abort = true;
+      return MakeKafkaStatus(e, "abortable");
+    }
+    if (in.key() == "bad") return absl::InvalidArgumentError("bad record");
+    return out.Send({.topic = output, .key = in.key(), .value = in.value()});
+  });
+  ASSERT_TRUE(p.ok()) << p.status();
+  auto registration = collector_->Register("causes", **p);
+  ASSERT_TRUE(registration.ok()) << registration.status();
+  const absl::Status status = (*p)->Run();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  const Scrape s = ScrapeText(*collector_);
+  auto aborted = [](const std::string& cause) {
+    return R"(exactly_processor_transactions_aborted_total{client="causes",cause=")" +
+           cause + "\"}";
+  };
+  const std::string c = R"({client="causes"})";
+  EXPECT_EQ(s["exactly_processor_input_records_total" + c], 5);
+  EXPECT_EQ(s["exactly_processor_transactions_committed_total" + c], 1);
+  EXPECT_EQ(s["exactly_processor_batches_replayed_total" + c], 1);
+  EXPECT_EQ(s[aborted("abortable_error")], 1);
+  EXPECT_EQ(s[aborted("error")], 1);
+  EXPECT_EQ(s[aborted("revoked")], 0);
+  EXPECT_EQ(s[aborted("close")], 0);
+  EXPECT_EQ(
+      s[R"(exactly_processor_batch_size_records_bucket{client="causes",le="5"})"],
+      1);
+  EXPECT_EQ(
+      s[R"(exactly_processor_batch_size_records_bucket{client="causes",le="2"})"],
+      0);
+  EXPECT_EQ(s["exactly_processor_batch_size_records_sum" + c], 5);
+  const ProcessorStats stats = (*p)->stats();
+  EXPECT_EQ(stats.transactions_aborted, 2u);
   registration->Reset();
   ASSERT_TRUE((*p)->Close().ok());
 }
