@@ -218,6 +218,11 @@ class SpooledProducer::Impl {
   std::string spool_id_;
   std::string recovered_cursor_;
   uint64_t next_seq_at_open_ = 1;
+  // Drainer thread only: a recovery has read Kafka's checkpoint. From then
+  // on the checkpoint may name any sequence this instance handed out (its
+  // own commits, also one whose answer it never got), not only the ones
+  // the spool held when opened.
+  bool checkpoint_read_ = false;
 
   std::unique_ptr<internal::spool::SpoolStore> store_;
 

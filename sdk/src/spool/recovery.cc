@@ -104,6 +104,14 @@ absl::Status SpooledProducer::Impl::RecoverExactlyOnce() {
       checkpoint_partition_, spool::CheckpointKey(transactional_id_), probe_key,
       nonce, Clock::now() + timeout, &stopping_);
   if (!value.ok()) return value.status();
+  // The first sequence Kafka cannot have seen from this spool: at the first
+  // recovery, the next one when opened (a checkpoint at or past it means
+  // this directory is an older copy); later, the next one to hand out.
+  uint64_t unseen_from = next_seq_at_open_;
+  if (checkpoint_read_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    unseen_from = next_seq_;
+  }
   uint64_t watermark = 0;
   if (value->has_value()) {
     auto parsed = spool::ParseCheckpoint(**value);
@@ -118,17 +126,16 @@ absl::Status SpooledProducer::Impl::RecoverExactlyOnce() {
           transactional_id_, "\" belongs to spool ", parsed->first,
           ", not to this one (", spool_id_,
           "): was the directory replaced? It does not apply here")));
-    } else if (parsed->second >= next_seq_at_open_) {
+    } else if (parsed->second >= unseen_from) {
       // Kafka has seen sequences this copy of the spool never handed out:
       // the directory is an older copy. Only the records it holds can be
       // covered; new ones get sequences after Kafka's.
       Report(absl::FailedPreconditionError(absl::StrCat(
           "spool ", options_.dir, ": Kafka's checkpoint (sequence ",
           parsed->second, ") is ahead of this spool (next sequence ",
-          next_seq_at_open_,
-          " when opened): is this an older copy of the "
-          "directory?")));
-      watermark = next_seq_at_open_ - 1;
+          unseen_from, checkpoint_read_ ? "" : " when opened",
+          "): is this an older copy of the directory?")));
+      watermark = unseen_from - 1;
       std::lock_guard<std::mutex> lock(mu_);
       // New records must not be taken for committed ones.
       if (next_seq_ <= parsed->second) next_seq_ = parsed->second + 1;
@@ -137,6 +144,7 @@ absl::Status SpooledProducer::Impl::RecoverExactlyOnce() {
     }
   }
   ApplyWatermark(watermark);
+  checkpoint_read_ = true;
   return absl::OkStatus();
 }
 

@@ -271,6 +271,53 @@ TEST_F(SpooledProducerTest, RecordsCommittedButNotDeletedAreNotSentAgain) {
             Expected(0, 30));
 }
 
+// A commit that took effect in Kafka while the drainer gave up waiting for
+// its answer (EndTxn answered late): the recovery that follows must take
+// Kafka's checkpoint, which this same instance wrote, as the watermark. It
+// once compared it with the spool as opened, called it "ahead of this
+// spool" and sent the committed records again.
+TEST_F(SpooledProducerTest, ACommitAnsweredTooLateIsNotSentAgain) {
+  SKIP_WITHOUT_BUNDLED_BROKER();
+  const std::string topic = NewTopic("spool-late-commit", 1);
+  SpoolOptions o =
+      SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
+  o.producer.transaction_call_timeout = std::chrono::milliseconds(500);
+  o.producer.retry.max_retries = 0;
+  auto spool = SpooledProducer::Create(o);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  // A first record goes through a recovery (its probe) and one commit.
+  ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(0)}).ok());
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  ASSERT_TRUE(
+      cluster_->InjectDelay(api::kEndTxn, std::chrono::milliseconds(3000))
+          .ok());
+  for (int i = 1; i <= 20; ++i) {
+    ASSERT_TRUE((*spool)->Send({.topic = topic, .value = Value(i)}).ok());
+  }
+  // The broker commits at once (the first record and its marker, then 20
+  // records and theirs); only the answer is late, and the drainer stops
+  // waiting for it after 500 ms.
+  ASSERT_TRUE(Eventually([&] {
+    auto offsets = cluster_->broker()->Offsets(topic, 0);
+    return offsets.ok() && offsets->last_stable_offset >= 23;
+  }));
+  ASSERT_TRUE(Eventually([&] {
+    return (*spool)->metrics().drainer_errors > 0;
+  })) << "the late answer did not fail the drainer's commit";
+  cluster_->ClearDelays();
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  const SpoolMetrics m = (*spool)->metrics();
+  EXPECT_EQ(m.depth, 0u);
+  EXPECT_EQ(m.committed_sequence, 21u);
+  EXPECT_EQ(m.sent, 21u) << "committed records were sent again";
+  ASSERT_TRUE((*spool)->Close().ok());
+  EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1)),
+            Expected(0, 20));
+  for (const absl::Status& s : reports_.all()) {
+    EXPECT_FALSE(absl::StrContains(s.message(), "ahead of this spool")) << s;
+  }
+}
+
 TEST_F(SpooledProducerTest, WithoutATransactionalIdRecordsCarryDedupHeaders) {
   const std::string topic = NewTopic("spool-alo", 2);
   SpoolOptions o = SpoolOpts(temp_.Sub("spool"), "");
