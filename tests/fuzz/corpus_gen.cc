@@ -313,6 +313,7 @@ void AdminSeeds() {
       ("fail-requests api=Produce error=NOT_LEADER_OR_FOLLOWER count=3 "
        "topic=a partition=0"),
       "drop-produce-responses count=2 one-in=3 topic=a",
+      "drop-produce-responses-keep-open count=2 one-in=3 topic=a",
       "latency ms=1 api=Fetch",
       "hold-txn-markers count=1",
       "down ms=1",

@@ -116,13 +116,17 @@ TEST(FaultsTest, LatencyBeyondTheClientTimeoutCausesRetriesNotDuplicates) {
   auto broker = StartBroker();
   ASSERT_TRUE(broker->CreateTopic("slow", 1).ok());
   DeliveryCounter counter;
-  // The producer gives up on a request after 500 ms and retries it; the broker appended it.
+  // The producer gives up on a request once socket.timeout.ms has passed
+  // (librdkafka looks once a second; request.timeout.ms is only the
+  // broker's acks wait), closes the connection and sends it again; the
+  // broker had appended it, so the idempotent producer's retry is a
+  // duplicate the broker must drop.
   RdKafkaPtr p = IdempotentProducer(broker->bootstrap_servers(), &counter,
-                                    {{"request.timeout.ms", "500"},
+                                    {{"socket.timeout.ms", "500"},
                                      {"message.timeout.ms", "60000"}});
   ProduceWith(p.get(), counter, "slow", 600, [&] {
-    broker->faults().AddLatency(800, {.api_key = kProduce});
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    broker->faults().AddLatency(1500, {.api_key = kProduce});
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
     broker->faults().AddLatency(0);
   });
   ExpectExactlyOnce(*broker, "slow", 600);
