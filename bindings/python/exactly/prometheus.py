@@ -16,8 +16,8 @@ or closed, drops out of the scrapes by itself (``unregister(name)`` removes
 one at once).
 
 Python's transactional producers count their transactions in the binding
-(the commit latency is that of the whole ``commit()``), without the fenced
-flag of the C++ exporter; the rest is the same. Histograms appear in
+(the commit latency is that of the whole ``commit()``); the rest is the
+same. Histograms appear in
 ``metrics(client)`` as their ``_bucket{le="..."}``, ``_count`` and ``_sum``
 series, and in the collector as ``HistogramMetricFamily``.
 """
@@ -59,6 +59,9 @@ _TRANSACTIONS = [
      "Rebuild() calls that succeeded", "rebuilds"),
     ("exactly_transactional_producer_epoch_bumps_total", "counter",
      "Transactions begun with a new producer epoch", "epoch_bumps"),
+    ("exactly_transactional_producer_fenced", "gauge",
+     "1 once a newer instance with the same transactional.id fenced this one",
+     "fenced"),
 ]
 _SPOOL = [
     ("exactly_spool_depth_records", "gauge",

@@ -98,6 +98,9 @@ class TransactionStats(NamedTuple):
     #: COMMIT_LATENCY_BOUNDS (seconds), the last one above them all
     commit_latency_counts: Tuple[int, ...] = ()
     commit_latency_sum: float = 0.0  #: seconds
+    #: a newer instance with the same transactional.id fenced this one
+    #: (final: rebuild() is refused)
+    fenced: bool = False
 
 
 class ProcessorStats(NamedTuple):

@@ -214,7 +214,7 @@ class PyTransactionalProducer final : public ProducerBase {
     }
     return PackageAttr("exactly.types", "TransactionStats")(
         committed_, aborted_, reruns_, retries_, rebuilds_, epoch_bumps_,
-        by_cause, latency, commit_latency_sum_.count() / 1e6);
+        by_cause, latency, commit_latency_sum_.count() / 1e6, IsFenced(fatal_));
   }
 
  protected:

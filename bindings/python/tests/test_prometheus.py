@@ -61,6 +61,24 @@ def test_transactional_producer_metrics_as_a_dict(exactly_broker, topic):
         "exactly_transaction_commit_latency_seconds_bucket")]) == len(bounds) + 1
 
 
+def test_the_fenced_flag_follows_a_newer_instance(exactly_broker, topic):
+    servers = exactly_broker.bootstrap_servers
+    old = exactly.TransactionalProducer(servers, "metrics-fenced")
+    with old.transaction() as txn:
+        txn.send(topic, value=b"old")
+    assert metrics(old)["exactly_transactional_producer_fenced"] == 0
+    assert not old.transaction_stats().fenced
+    new = exactly.TransactionalProducer(servers, "metrics-fenced")
+    with pytest.raises(exactly.KafkaError):
+        with old.transaction() as txn:
+            txn.send(topic, value=b"zombie")
+    assert old.transaction_stats().fenced
+    assert metrics(old)["exactly_transactional_producer_fenced"] == 1
+    assert metrics(new)["exactly_transactional_producer_fenced"] == 0
+    new.close()
+    old.close()
+
+
 def test_transaction_aborts_by_cause(exactly_broker, topic):
     with exactly.TransactionalProducer(exactly_broker.bootstrap_servers,
                                        "metrics-causes") as p:
