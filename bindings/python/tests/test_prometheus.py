@@ -535,3 +535,72 @@ def test_librdkafka_metrics_of_a_report():
     }
     assert librdkafka_metrics("not json") == {}
     assert librdkafka_metrics("[1, 2]") == {}
+
+
+def test_librdkafka_statistics_of_a_processor_reach_python(exactly_broker,
+                                                           topic):
+    import json
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send_batch(topic, [f"v{i}" for i in range(20)])
+    out = topic + "-out"
+    # Both clients report into the one callback; neither replaces the
+    # other's report.
+    newest = {}
+
+    def keep(report):
+        assert isinstance(report, str)
+        j = json.loads(report)
+        newest[j["type"]] = j
+
+    with exactly.Processor(
+            exactly_broker.bootstrap_servers, group_id=f"stats-{topic}",
+            input_topics=topic, transactional_id=f"stats-{topic}",
+            transform=lambda m, e: e.send(out, value=m.value),
+            max_batch_records=20, max_batch_time=0.1,
+            consumer_config={"statistics.interval.ms": "100"},
+            producer_config={"statistics.interval.ms": "100"},
+            on_statistics=keep) as proc:
+        for _ in range(100):
+            proc.run_once()
+            if "consumer" in newest and "producer" in newest and \
+                    newest["consumer"]["rxmsgs"] == 20 and \
+                    newest["producer"]["txmsgs"] == 20:
+                break
+        assert proc.stats().records_out == 20
+    assert newest["consumer"]["rxmsgs"] == 20
+    assert newest["producer"]["txmsgs"] == 20
+
+
+@pytest.mark.skipif(not hasattr(exactly, "SpooledProducer"),
+                    reason="this build of exactly has no SpooledProducer")
+def test_librdkafka_statistics_of_a_spool_reach_python(exactly_broker, topic,
+                                                       tmp_path):
+    import json
+    newest = {}
+
+    def keep(report):
+        assert isinstance(report, str)
+        j = json.loads(report)
+        newest[j["type"]] = j
+
+    def sent_to_topic():
+        # The drainer's producer also writes the spool's checkpoints: count
+        # the records of `topic` alone.
+        partitions = newest.get("producer", {}).get("topics", {}).get(
+            topic, {}).get("partitions", {})
+        return sum(p["txmsgs"] for p in partitions.values()
+                   if p["partition"] >= 0)
+
+    with exactly.SpooledProducer(tmp_path / "spool",
+                                 exactly_broker.bootstrap_servers,
+                                 f"stats-{topic}", statistics_interval_ms=100,
+                                 on_statistics=keep) as spool:
+        for i in range(10):
+            spool.send(topic, value=f"v{i}")
+        spool.flush(timeout=60)
+        for _ in range(100):
+            spool.poll(0.05)
+            if sent_to_topic() == 10:
+                break
+    assert sent_to_topic() == 10
+    assert newest["producer"]["txmsgs"] >= 10
