@@ -41,6 +41,10 @@ class Processor(ClosesOnExit):
     batch (whose input stays uncommitted and is transformed again by the
     next run) and is raised by run()/run_once(). Properties for the two
     clients go in ``consumer_config`` and ``producer_config``.
+    ``on_statistics(json)``: librdkafka's statistics reports of both
+    clients (the JSON's "type" says which: "consumer" or "producer"), every
+    ``statistics.interval.ms`` set in either config; the newest of each is
+    passed on by the next ``run_once()``.
     """
 
     def __init__(
@@ -58,6 +62,7 @@ class Processor(ClosesOnExit):
         retry: Optional[RetryPolicy] = None,
         init_timeout: Optional[float] = 60.0,
         on_error: Optional[Callable[[Error], Any]] = None,
+        on_statistics: Optional[Callable[[str], Any]] = None,
     ) -> None:
         if isinstance(input_topics, str):
             input_topics = [input_topics]
@@ -78,6 +83,7 @@ class Processor(ClosesOnExit):
             on_error,
             (retry or RetryPolicy())._native(),
             init_timeout,
+            on_statistics,
         )
 
     def run(self) -> None:

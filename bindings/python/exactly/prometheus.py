@@ -8,6 +8,13 @@ exporter (exactly/prometheus.h), as plain dicts and as a collector for
 >>> prometheus_client.REGISTRY.register(collector)
 >>> collector.register("orders", producer)  # any exactly client, sync or aio
 
+librdkafka's own statistics: pass ``collector.statistics_for("orders")`` as
+a client's ``on_statistics=`` (with ``statistics_interval_ms`` set); the
+last report per client and type is summarised into the
+``exactly_librdkafka_*`` families, as the C++ ``StatisticsFor`` does, until
+``forget_statistics("orders")``. ``librdkafka_metrics(report)`` gives one
+report in the dict form of ``metrics()``.
+
 ``metrics(client)`` needs nothing else installed; ``ExactlyCollector``
 imports ``prometheus_client`` when it is created.
 
@@ -22,16 +29,18 @@ same. Histograms appear in
 series, and in the collector as ``HistogramMetricFamily``.
 """
 
+import json
 import threading
 import weakref
-from typing import Any, Dict, Iterator, List, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, Iterator, List, Optional, Sequence,
+                    Tuple, Union)
 
 from . import _exactly
 from .spool import SpoolMetrics
 from .types import (ABORT_CAUSES, PROCESSOR_ABORT_CAUSES, ProcessorStats,
                     ProducerStats, TransactionStats)
 
-__all__ = ["ExactlyCollector", "metrics"]
+__all__ = ["ExactlyCollector", "librdkafka_metrics", "metrics"]
 
 # (name, type, help, stats field) of each metric, in the order of a scrape.
 _PRODUCER = [
@@ -229,6 +238,105 @@ def _samples(client: Any) -> List[_Sample]:
     return out
 
 
+# librdkafka's statistics (a client's on_statistics reports), summarised as
+# the C++ exporter does: (name, type, help, field) of each per-client metric.
+_LIBRDKAFKA = [
+    ("exactly_librdkafka_queue_messages", "gauge",
+     "librdkafka: messages in the producer queues (msg_cnt)", "msg_cnt"),
+    ("exactly_librdkafka_queue_bytes", "gauge",
+     "librdkafka: bytes of the messages in the producer queues (msg_size)",
+     "msg_size"),
+    ("exactly_librdkafka_reply_queue_ops", "gauge",
+     "librdkafka: operations waiting to be served (replyq)", "replyq"),
+    ("exactly_librdkafka_tx_messages_total", "counter",
+     "librdkafka: messages sent to brokers (txmsgs)", "txmsgs"),
+    ("exactly_librdkafka_tx_message_bytes_total", "counter",
+     "librdkafka: bytes of the messages sent to brokers (txmsg_bytes)",
+     "txmsg_bytes"),
+    ("exactly_librdkafka_rx_messages_total", "counter",
+     "librdkafka: messages received from brokers (rxmsgs)", "rxmsgs"),
+]
+# Per broker connection (labelled broker): rtt is in microseconds.
+_LIBRDKAFKA_BROKER = [
+    ("exactly_librdkafka_broker_rtt_avg_seconds", "gauge",
+     "librdkafka: mean request round trip in the last interval (rtt.avg)"),
+    ("exactly_librdkafka_broker_rtt_p99_seconds", "gauge",
+     "librdkafka: 99th percentile request round trip in the last interval "
+     "(rtt.p99)"),
+    ("exactly_librdkafka_broker_requests_in_flight", "gauge",
+     "librdkafka: requests awaiting a response (waitresp_cnt)"),
+]
+_LIBRDKAFKA_HIGH_WATERMARK = (
+    "exactly_librdkafka_partition_high_watermark", "gauge",
+    "librdkafka: the partition's high watermark (hi_offset)")
+_LIBRDKAFKA_LAG = (
+    "exactly_librdkafka_consumer_lag_messages", "gauge",
+    "librdkafka: the consumer's lag behind the high watermark "
+    "(consumer_lag)")
+
+
+def _number(j: Any, key: str, otherwise: float = 0.0) -> float:
+    # A JSON number (not a bool) under `key` of an object, or `otherwise`.
+    if not isinstance(j, dict):
+        return otherwise
+    v = j.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return otherwise
+    return float(v)
+
+
+def _librdkafka_samples(report: Union[str, bytes]
+                        ) -> Optional[Tuple[str, List[_Sample]]]:
+    """The type ("producer", "consumer") of one librdkafka statistics
+    report and its samples (labelled type, and broker or topic and
+    partition), or None if it is not librdkafka's JSON."""
+    try:
+        j = json.loads(report)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(j, dict):
+        return None
+    kind = j.get("type")
+    if not isinstance(kind, str):
+        kind = "unknown"
+    typed = (("type", kind),)
+    out: List[_Sample] = []
+    for name, metric, help_text, field in _LIBRDKAFKA:
+        out.append((name, metric, help_text, typed, _number(j, field)))
+    brokers = j.get("brokers")
+    if isinstance(brokers, dict):
+        for broker, b in brokers.items():
+            # Not the bootstrap connections nor the internal pseudo-broker.
+            if _number(b, "nodeid", -1) < 0:
+                continue
+            rtt = b.get("rtt")
+            values = (_number(rtt, "avg") / 1e6, _number(rtt, "p99") / 1e6,
+                      _number(b, "waitresp_cnt"))
+            labels = typed + (("broker", broker),)
+            for family, value in zip(_LIBRDKAFKA_BROKER, values):
+                out.append(family + (labels, value))
+    topics = j.get("topics")
+    if isinstance(topics, dict):
+        for topic, t in topics.items():
+            partitions = t.get("partitions") if isinstance(t, dict) else None
+            if not isinstance(partitions, dict):
+                continue
+            for p in partitions.values():
+                partition = _number(p, "partition", -1)
+                if partition < 0:  # the unassigned-records pseudo-partition
+                    continue
+                labels = typed + (("topic", topic),
+                                  ("partition", str(int(partition))))
+                hi_offset = _number(p, "hi_offset", -1)
+                if hi_offset >= 0:
+                    out.append(
+                        _LIBRDKAFKA_HIGH_WATERMARK + (labels, hi_offset))
+                lag = _number(p, "consumer_lag", -1)
+                if lag >= 0:
+                    out.append(_LIBRDKAFKA_LAG + (labels, lag))
+    return kind, out
+
+
 def _series(name: str, labels: Tuple[Tuple[str, str], ...]) -> str:
     if not labels:
         return name
@@ -241,8 +349,23 @@ def metrics(client: Any) -> Dict[str, float]:
     than ``client``, e.g. ``exactly_processor_committed_offset{topic="in",
     partition="0"}``) to value. A histogram gives its ``_bucket`` series
     (with ``le``), ``_count`` and ``_sum``."""
+    return _as_dict(_samples(client))
+
+
+def librdkafka_metrics(report: Union[str, bytes]) -> Dict[str, float]:
+    """One librdkafka statistics report (the JSON a client's
+    ``on_statistics`` receives) summarised as the collector exports it:
+    series name (with its labels other than ``client``, e.g.
+    ``exactly_librdkafka_consumer_lag_messages{type="consumer",
+    topic="in",partition="0"}``) to value. Empty if `report` is not
+    librdkafka's JSON."""
+    summary = _librdkafka_samples(report)
+    return {} if summary is None else _as_dict(summary[1])
+
+
+def _as_dict(samples: List[_Sample]) -> Dict[str, float]:
     out: Dict[str, float] = {}
-    for name, _, _, labels, value in _samples(client):
+    for name, _, _, labels, value in samples:
         if isinstance(value, tuple):
             buckets, total = value
             for le, count in buckets:
@@ -269,6 +392,40 @@ class ExactlyCollector:
         self._core = core
         self._lock = threading.Lock()
         self._clients: Dict[str, "weakref.ref[Any]"] = {}
+        # The last librdkafka statistics per (client, type), summarised;
+        # a lock of their own (a report never waits for a scrape's reading
+        # of the clients).
+        self._statistics_lock = threading.Lock()
+        self._statistics: Dict[Tuple[str, str], List[_Sample]] = {}
+
+    def statistics_for(self, name: str) -> Callable[[Union[str, bytes]], None]:
+        """A callback for a client's ``on_statistics=`` (with
+        ``statistics_interval_ms`` set): it keeps the last report per
+        (`name`, librdkafka's type) and the scrapes export it as
+        ``exactly_librdkafka_*``, labelled ``client=<name>``, ``type``
+        (and ``broker``, or ``topic`` and ``partition``). A report that is
+        not librdkafka's JSON is ignored. It stays until
+        ``forget_statistics(name)``; the callback holds the collector
+        weakly."""
+        collector = weakref.ref(self)
+
+        def on_statistics(report: Union[str, bytes]) -> None:
+            self_ = collector()
+            if self_ is None:
+                return
+            summary = _librdkafka_samples(report)
+            if summary is None:
+                return
+            with self_._statistics_lock:
+                self_._statistics[(name, summary[0])] = summary[1]
+
+        return on_statistics
+
+    def forget_statistics(self, name: str) -> None:
+        """Drops the librdkafka statistics kept for `name`."""
+        with self._statistics_lock:
+            for key in [k for k in self._statistics if k[0] == name]:
+                del self._statistics[key]
 
     def register(self, name: str, client: Any) -> None:
         """Adds `client` under `name` (its ``client`` label). ValueError if
@@ -300,8 +457,13 @@ class ExactlyCollector:
     def collect(self) -> Iterator[Any]:
         """One scrape (called by prometheus_client)."""
         families: Dict[str, Any] = {}
-        for name, client in self._live():
-            for metric, kind, help_text, labels, value in _samples(client):
+        with self._statistics_lock:
+            clients: List[Tuple[str, List[_Sample]]] = [
+                (key[0], samples)
+                for key, samples in sorted(self._statistics.items())]
+        clients += [(name, _samples(client)) for name, client in self._live()]
+        for name, samples in clients:
+            for metric, kind, help_text, labels, value in samples:
                 family = families.get(metric)
                 if family is None:
                     label_names = ["client"] + [k for k, _ in labels]

@@ -84,6 +84,9 @@ class SpooledProducer(ClosesOnExit):
     spool holds max_records or max_bytes, send waits (``when_full="block"``,
     up to ``full_timeout`` seconds, interruptibly) or raises
     ResourceExhaustedError ("fail"). Creating it needs no Kafka.
+    ``on_statistics(json)``: librdkafka's newest statistics report of the
+    drainer's producer (a JSON str), every ``statistics_interval_ms`` (set
+    that property), passed on by the next call into the spool.
     """
 
     def __init__(
@@ -108,6 +111,7 @@ class SpooledProducer(ClosesOnExit):
         recovery_timeout: float = 60.0,
         stamp_headers: bool = False,
         on_error: Optional[Callable[[Error], Any]] = None,
+        on_statistics: Optional[Callable[[str], Any]] = None,
         **properties: Any,
     ) -> None:
         props = _config.properties(
@@ -126,7 +130,8 @@ class SpooledProducer(ClosesOnExit):
             create_checkpoint_topic=create_checkpoint_topic,
             recovery_timeout=recovery_timeout, stamp_headers=stamp_headers)
         self._native = _exactly.SpooledProducer(str(directory), props,
-                                                settings, on_error)
+                                                settings, on_error,
+                                                on_statistics=on_statistics)
 
     def send(
         self,
@@ -182,7 +187,8 @@ class SpooledProducer(ClosesOnExit):
         self._native.flush(timeout)
 
     def poll(self, timeout: Optional[float] = 0) -> int:
-        """Runs pending on_error callbacks (waiting up to `timeout`)."""
+        """Runs pending on_error callbacks and passes on a statistics report
+        (waiting up to `timeout`)."""
         return int(self._native.poll(timeout))
 
     def close(self, drain_timeout: float = 0.0) -> int:

@@ -21,6 +21,7 @@
 #include "natives.h"
 #include "off_thread.h"
 #include "producer_base.h"
+#include "statistics.h"
 
 namespace exactly::python {
 namespace {
@@ -80,7 +81,7 @@ class PyProcessor {
               const std::vector<std::string>& input_topics,
               size_t max_batch_records, double max_batch_time,
               py::object transform, py::object on_error, py::handle retry,
-              std::optional<double> init_timeout)
+              std::optional<double> init_timeout, py::object on_statistics)
       : on_error_(std::move(on_error)), transform_(std::move(transform)) {
     state_->transform = transform_.ptr();
     ProcessorOptions options;
@@ -103,6 +104,7 @@ class PyProcessor {
     options.max_batch_time =
         std::chrono::milliseconds(static_cast<int64_t>(max_batch_time * 1000));
     options.retry = ToRetryPolicy(retry);
+    statistics_.Use(std::move(on_statistics), &options);
     if (!on_error_.is_none()) {
       CallbackQueue* queue = queue_.get();
       options.on_error = [queue](const absl::Status& s) {
@@ -203,12 +205,15 @@ class PyProcessor {
     }
   }
 
+  // After the SDK ran callbacks: queued errors to on_error, then what the
+  // transform raised, then statistics reports to on_statistics.
   void AfterCallbacks() {
     if (!queue_->empty()) queue_->Drain(py::none(), on_error_);
     if (state_->raised != nullptr) {
       std::unique_ptr<py::error_already_set> raised = std::move(state_->raised);
       throw *raised;
     }
+    statistics_.Deliver();
   }
 
   std::shared_ptr<CallbackQueue> queue_ = std::make_shared<CallbackQueue>();
@@ -216,6 +221,7 @@ class PyProcessor {
   py::object transform_;
   std::shared_ptr<TransformState> state_ = std::make_shared<TransformState>();
   bool closed_ = false;
+  StatisticsRelay statistics_;
   std::unique_ptr<Processor> processor_;
 };
 
@@ -233,11 +239,13 @@ void RegisterProcessor(py::module_& m) {
   py::class_<PyProcessor>(m, "Processor")
       .def(py::init<const Properties&, const Properties&,
                     const std::vector<std::string>&, size_t, double, py::object,
-                    py::object, py::handle, std::optional<double>>(),
+                    py::object, py::handle, std::optional<double>,
+                    py::object>(),
            py::arg("consumer_properties"), py::arg("producer_properties"),
            py::arg("input_topics"), py::arg("max_batch_records"),
            py::arg("max_batch_time"), py::arg("transform"), py::arg("on_error"),
-           py::arg("retry"), py::arg("init_timeout"))
+           py::arg("retry"), py::arg("init_timeout"),
+           py::arg("on_statistics") = py::none())
       .def("run_once", &PyProcessor::RunOnce)
       .def("stats", &PyProcessor::Stats)
       .def("close", &PyProcessor::Close)

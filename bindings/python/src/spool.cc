@@ -73,13 +73,15 @@ struct Batch {
 class PySpooledProducer {
  public:
   PySpooledProducer(const std::string& dir, const Properties& properties,
-                    const py::dict& settings, py::object on_error)
+                    const py::dict& settings, py::object on_error,
+                    py::object on_statistics)
       : on_error_(std::move(on_error)) {
     SpoolOptions options;
     options.dir = dir;
     options.producer = MakeProducerOptions(properties, /*unchecked=*/false,
                                            queue_, /*has_on_delivery=*/false,
                                            /*has_on_error=*/false);
+    statistics_.Use(std::move(on_statistics), &options.producer);
     auto get = [&](const char* name) -> py::object {
       if (!settings.contains(name)) return py::none();
       return settings[name];
@@ -309,7 +311,12 @@ class PySpooledProducer {
     }
   }
 
-  int Drain() { return queue_->Drain(py::none(), on_error_); }
+  // Queued calls (on_durable, on_error), then librdkafka's statistics
+  // reports to on_statistics.
+  int Drain() {
+    const int ran = queue_->Drain(py::none(), on_error_);
+    return ran + statistics_.Deliver();
+  }
 
   // Flushes in slices until done, failed other than by a timeout, or
   // `deadline`; returns the last status.
@@ -347,6 +354,7 @@ class PySpooledProducer {
   bool block_when_full_ = true;
   double full_timeout_ = 30.0;
   bool closed_ = false;
+  StatisticsRelay statistics_;
   std::unique_ptr<SpooledProducer> spool_;
 };
 
@@ -355,9 +363,9 @@ class PySpooledProducer {
 void RegisterSpool(py::module_& m) {
   py::class_<PySpooledProducer>(m, "SpooledProducer")
       .def(py::init<const std::string&, const Properties&, const py::dict&,
-                    py::object>(),
+                    py::object, py::object>(),
            py::arg("dir"), py::arg("properties"), py::arg("settings"),
-           py::arg("on_error"))
+           py::arg("on_error"), py::arg("on_statistics") = py::none())
       .def("send", &PySpooledProducer::Send, py::arg("topic"), py::arg("value"),
            py::arg("key"), py::arg("partition"), py::arg("timestamp_ms"),
            py::arg("headers"), py::arg("cursor"))

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import exactly
-from exactly.prometheus import ExactlyCollector, metrics
+from exactly.prometheus import ExactlyCollector, librdkafka_metrics, metrics
 
 try:
     import prometheus_client
@@ -356,3 +356,251 @@ def test_librdkafka_statistics_of_a_consumer_reach_python(exactly_broker,
     report = json.loads(reports[-1])
     assert report["type"] == "consumer"
     assert report["rxmsgs"] == 20
+
+
+def _librdkafka_samples(registry, name, client):
+    """{labels other than client: value} of one exactly_librdkafka_* family
+    in a scrape of `registry`."""
+    out = {}
+    for family in registry.collect():
+        for sample in family.samples:
+            if sample.name == name and sample.labels.get("client") == client:
+                labels = {k: v for k, v in sample.labels.items()
+                          if k != "client"}
+                out[tuple(sorted(labels.items()))] = sample.value
+    return out
+
+
+@needs_prometheus_client
+def test_collector_summarises_a_producers_librdkafka_statistics(
+        exactly_broker, topic):
+    registry = prometheus_client.CollectorRegistry()
+    collector = ExactlyCollector()
+    registry.register(collector)
+    values = [f"value-{i}" for i in range(10)]
+    with exactly.Producer(exactly_broker.bootstrap_servers,
+                          statistics_interval_ms=100,
+                          on_statistics=collector.statistics_for("orders")
+                          ) as p:
+        for v in values:
+            p.send(topic, value=v)
+        p.flush()
+
+        def value(name):
+            return registry.get_sample_value(
+                name, {"client": "orders", "type": "producer"})
+
+        # A report made after the records went out (and were acknowledged).
+        for _ in range(100):
+            p.poll(0.05)
+            if value("exactly_librdkafka_tx_messages_total") == 10 and \
+                    value("exactly_librdkafka_queue_messages") == 0:
+                break
+        assert value("exactly_librdkafka_tx_messages_total") == 10
+        assert value("exactly_librdkafka_queue_messages") == 0
+        assert value("exactly_librdkafka_queue_bytes") == 0
+        assert value("exactly_librdkafka_rx_messages_total") == 0
+        # With the framing: more than the values alone.
+        assert value("exactly_librdkafka_tx_message_bytes_total") >= sum(
+            len(v) for v in values)
+        assert value("exactly_librdkafka_reply_queue_ops") >= 0
+        # Brokers by librdkafka's name ("host:port/nodeid"), not the
+        # bootstrap connection; rtt in seconds (the stub answers in well
+        # under a second).
+        rtt = _librdkafka_samples(
+            registry, "exactly_librdkafka_broker_rtt_avg_seconds", "orders")
+        assert rtt
+        for labels, seconds in rtt.items():
+            broker = dict(labels)["broker"]
+            assert "bootstrap" not in broker
+            assert 0 <= seconds < 1
+        assert any(seconds > 0 for seconds in rtt.values())
+        in_flight = _librdkafka_samples(
+            registry, "exactly_librdkafka_broker_requests_in_flight", "orders")
+        assert set(in_flight) == set(rtt)
+        text = prometheus_client.generate_latest(registry).decode()
+        assert "# TYPE exactly_librdkafka_tx_messages_total counter" in text
+        assert "# TYPE exactly_librdkafka_queue_messages gauge" in text
+        assert ('exactly_librdkafka_tx_messages_total{client="orders",'
+                'type="producer"} 10.0') in text
+    # The last report stays after the client closed, until forgotten.
+    assert "exactly_librdkafka_" in \
+        prometheus_client.generate_latest(registry).decode()
+    collector.forget_statistics("orders")
+    assert "exactly_librdkafka_" not in \
+        prometheus_client.generate_latest(registry).decode()
+
+
+@needs_prometheus_client
+def test_collector_summarises_a_consumers_lag_and_watermarks(exactly_broker,
+                                                             topic):
+    exactly_broker.create_topic(topic, 3)
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        for i in range(30):
+            p.send(topic, value=f"v{i}", key=f"k{i}")
+        p.flush()
+    registry = prometheus_client.CollectorRegistry()
+    collector = ExactlyCollector()
+    registry.register(collector)
+    reports = []
+    on_statistics = collector.statistics_for("reader")
+
+    def keep(report):
+        reports.append(report)
+        on_statistics(report)
+
+    def family(name):
+        return {dict(labels)["partition"]: v for labels, v in
+                _librdkafka_samples(registry, name, "reader").items()
+                if dict(labels)["topic"] == topic}
+
+    with exactly.Consumer(exactly_broker.bootstrap_servers, f"lag-{topic}",
+                          topics=[topic], auto_offset_reset="earliest",
+                          statistics_interval_ms=100,
+                          on_statistics=keep) as c:
+        by_partition = {}
+        for _ in range(400):
+            m = c.poll(0.05)
+            if m is not None:
+                by_partition[m.partition] = by_partition.get(m.partition,
+                                                             0) + 1
+            if sum(by_partition.values()) == 30:
+                break
+        assert sum(by_partition.values()) == 30
+        c.commit()
+        # A report made after the commit: every partition read has lag 0.
+        for _ in range(100):
+            c.poll(0.05)
+            lag = family("exactly_librdkafka_consumer_lag_messages")
+            if set(lag) == {str(p) for p in by_partition} and \
+                    all(v == 0 for v in lag.values()):
+                break
+        high = family("exactly_librdkafka_partition_high_watermark")
+        lag = family("exactly_librdkafka_consumer_lag_messages")
+    assert registry.get_sample_value(
+        "exactly_librdkafka_rx_messages_total",
+        {"client": "reader", "type": "consumer"}) >= 30
+    # No pseudo-partition -1; the watermarks are the records per partition.
+    assert set(high) <= {"0", "1", "2"}
+    assert sum(high.values()) == 30
+    assert {p: high[p] for p in high if high[p] > 0} == \
+        {str(p): n for p, n in by_partition.items()}
+    # A partition without a commit has no lag (librdkafka's -1 is skipped).
+    assert lag == {str(p): 0.0 for p in by_partition}
+    # The dict form of the same report.
+    m = librdkafka_metrics(reports[-1])
+    assert m['exactly_librdkafka_rx_messages_total{type="consumer"}'] >= 30
+    for p, n in by_partition.items():
+        assert m['exactly_librdkafka_partition_high_watermark{type="consumer",'
+                 f'topic="{topic}",partition="{p}"}}'] == n
+        assert m['exactly_librdkafka_consumer_lag_messages{type="consumer",'
+                 f'topic="{topic}",partition="{p}"}}'] == 0
+
+
+def test_librdkafka_metrics_of_a_report():
+    import json
+    report = {
+        "type": "consumer", "msg_cnt": 2, "msg_size": 30, "replyq": 1,
+        "txmsgs": 5, "txmsg_bytes": 50, "rxmsgs": 7,
+        "brokers": {
+            "localhost:9092/1": {"nodeid": 1, "waitresp_cnt": 2,
+                                 "rtt": {"avg": 1500, "p99": 3000}},
+            "localhost:9092/bootstrap": {"nodeid": -1, "waitresp_cnt": 9},
+        },
+        "topics": {"in": {"partitions": {
+            "0": {"partition": 0, "hi_offset": 7, "consumer_lag": 2},
+            "1": {"partition": 1, "hi_offset": 3, "consumer_lag": -1},
+            "-1": {"partition": -1, "hi_offset": 9, "consumer_lag": 0},
+        }}},
+    }
+    assert librdkafka_metrics(json.dumps(report)) == {
+        'exactly_librdkafka_queue_messages{type="consumer"}': 2,
+        'exactly_librdkafka_queue_bytes{type="consumer"}': 30,
+        'exactly_librdkafka_reply_queue_ops{type="consumer"}': 1,
+        'exactly_librdkafka_tx_messages_total{type="consumer"}': 5,
+        'exactly_librdkafka_tx_message_bytes_total{type="consumer"}': 50,
+        'exactly_librdkafka_rx_messages_total{type="consumer"}': 7,
+        'exactly_librdkafka_broker_rtt_avg_seconds{type="consumer",'
+        'broker="localhost:9092/1"}': 0.0015,
+        'exactly_librdkafka_broker_rtt_p99_seconds{type="consumer",'
+        'broker="localhost:9092/1"}': 0.003,
+        'exactly_librdkafka_broker_requests_in_flight{type="consumer",'
+        'broker="localhost:9092/1"}': 2,
+        'exactly_librdkafka_partition_high_watermark{type="consumer",'
+        'topic="in",partition="0"}': 7,
+        'exactly_librdkafka_consumer_lag_messages{type="consumer",'
+        'topic="in",partition="0"}': 2,
+        'exactly_librdkafka_partition_high_watermark{type="consumer",'
+        'topic="in",partition="1"}': 3,
+    }
+    assert librdkafka_metrics("not json") == {}
+    assert librdkafka_metrics("[1, 2]") == {}
+
+
+def test_librdkafka_statistics_of_a_processor_reach_python(exactly_broker,
+                                                           topic):
+    import json
+    with exactly.Producer(exactly_broker.bootstrap_servers) as p:
+        p.send_batch(topic, [f"v{i}" for i in range(20)])
+    out = topic + "-out"
+    # Both clients report into the one callback; neither replaces the
+    # other's report.
+    newest = {}
+
+    def keep(report):
+        assert isinstance(report, str)
+        j = json.loads(report)
+        newest[j["type"]] = j
+
+    with exactly.Processor(
+            exactly_broker.bootstrap_servers, group_id=f"stats-{topic}",
+            input_topics=topic, transactional_id=f"stats-{topic}",
+            transform=lambda m, e: e.send(out, value=m.value),
+            max_batch_records=20, max_batch_time=0.1,
+            consumer_config={"statistics.interval.ms": "100"},
+            producer_config={"statistics.interval.ms": "100"},
+            on_statistics=keep) as proc:
+        for _ in range(100):
+            proc.run_once()
+            if "consumer" in newest and "producer" in newest and \
+                    newest["consumer"]["rxmsgs"] == 20 and \
+                    newest["producer"]["txmsgs"] == 20:
+                break
+        assert proc.stats().records_out == 20
+    assert newest["consumer"]["rxmsgs"] == 20
+    assert newest["producer"]["txmsgs"] == 20
+
+
+@pytest.mark.skipif(not hasattr(exactly, "SpooledProducer"),
+                    reason="this build of exactly has no SpooledProducer")
+def test_librdkafka_statistics_of_a_spool_reach_python(exactly_broker, topic,
+                                                       tmp_path):
+    import json
+    newest = {}
+
+    def keep(report):
+        assert isinstance(report, str)
+        j = json.loads(report)
+        newest[j["type"]] = j
+
+    def sent_to_topic():
+        # The drainer's producer also writes the spool's checkpoints: count
+        # the records of `topic` alone.
+        partitions = newest.get("producer", {}).get("topics", {}).get(
+            topic, {}).get("partitions", {})
+        return sum(p["txmsgs"] for p in partitions.values()
+                   if p["partition"] >= 0)
+
+    with exactly.SpooledProducer(tmp_path / "spool",
+                                 exactly_broker.bootstrap_servers,
+                                 f"stats-{topic}", statistics_interval_ms=100,
+                                 on_statistics=keep) as spool:
+        for i in range(10):
+            spool.send(topic, value=f"v{i}")
+        spool.flush(timeout=60)
+        for _ in range(100):
+            spool.poll(0.05)
+            if sent_to_topic() == 10:
+                break
+    assert sent_to_topic() == 10
+    assert newest["producer"]["txmsgs"] >= 10
