@@ -246,9 +246,12 @@ TEST_F(PrometheusTest, SpoolDepthRisesAndReturnsToZeroOnceDrained) {
   }
   // One at a time, each Send waiting for its own: 50 group commits of one
   // record. Then one SendBatch: a group commit of 10.
+  // A Record refers to its bytes: keep the values alive past SendBatch.
+  std::vector<std::string> values;
+  for (int i = 50; i < 60; ++i) values.push_back(Value(i));
   std::vector<Record> batch;
-  for (int i = 50; i < 60; ++i) {
-    batch.push_back({.topic = topic, .value = Value(i)});
+  for (const std::string& v : values) {
+    batch.push_back({.topic = topic, .value = v});
   }
   ASSERT_TRUE((*spool)->SendBatch(batch).ok());
   const std::string c = R"({client="ingest"})";
