@@ -237,15 +237,15 @@ void RegisterProcessor(py::module_& m) {
            py::arg("timestamp_ms") = 0, py::arg("headers") = py::none());
 
   py::class_<PyProcessor>(m, "Processor")
-      .def(py::init<const Properties&, const Properties&,
-                    const std::vector<std::string>&, size_t, double, py::object,
-                    py::object, py::handle, std::optional<double>,
-                    py::object>(),
-           py::arg("consumer_properties"), py::arg("producer_properties"),
-           py::arg("input_topics"), py::arg("max_batch_records"),
-           py::arg("max_batch_time"), py::arg("transform"), py::arg("on_error"),
-           py::arg("retry"), py::arg("init_timeout"),
-           py::arg("on_statistics") = py::none())
+      .def(
+          py::init<const Properties&, const Properties&,
+                   const std::vector<std::string>&, size_t, double, py::object,
+                   py::object, py::handle, std::optional<double>, py::object>(),
+          py::arg("consumer_properties"), py::arg("producer_properties"),
+          py::arg("input_topics"), py::arg("max_batch_records"),
+          py::arg("max_batch_time"), py::arg("transform"), py::arg("on_error"),
+          py::arg("retry"), py::arg("init_timeout"),
+          py::arg("on_statistics") = py::none())
       .def("run_once", &PyProcessor::RunOnce)
       .def("stats", &PyProcessor::Stats)
       .def("close", &PyProcessor::Close)

@@ -19,7 +19,7 @@ namespace exactly {
 namespace internal {
 class ProducerCore;
 class ProducerAccess;
-}
+}  // namespace internal
 
 inline constexpr std::chrono::milliseconds kDefaultCloseTimeout{30000};
 

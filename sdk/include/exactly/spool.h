@@ -192,7 +192,7 @@ struct SpoolMetrics {
   // same way. Their sum is appended.
   std::array<uint64_t, kGroupCommitSizeBounds.size() + 1>
       group_commit_size_counts{};
-  uint64_t recoveries = 0;     // times the drainer learnt the watermark anew
+  uint64_t recoveries = 0;      // times the drainer learnt the watermark anew
   uint64_t drainer_errors = 0;  // failed transactions / recoveries, retried
   std::chrono::microseconds last_commit_latency{0};
   std::chrono::microseconds max_commit_latency{0};

@@ -97,9 +97,9 @@ struct TransactionStats {
   uint64_t aborted = 0;    // transactions aborted (by Abort() or Transact)
   // aborted, by AbortCause (indexed by the enum; they add up to aborted).
   std::array<uint64_t, kAbortCauseCount> aborted_by_cause{};
-  uint64_t reruns = 0;     // times Transact ran fn again after an abort
-  uint64_t retries = 0;    // calls repeated after a retriable error
-  uint64_t rebuilds = 0;   // Rebuild() calls that succeeded
+  uint64_t reruns = 0;    // times Transact ran fn again after an abort
+  uint64_t retries = 0;   // calls repeated after a retriable error
+  uint64_t rebuilds = 0;  // Rebuild() calls that succeeded
   // Transactions begun with a new producer epoch because the one before was
   // aborted after a record of it failed once sent (see Begin()).
   uint64_t epoch_bumps = 0;
