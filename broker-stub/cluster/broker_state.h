@@ -54,6 +54,7 @@ class BrokerState {
   TopicRegistry& topics() { return topics_; }
   GroupCoordinator& groups() { return *groups_; }
   TransactionCoordinator& transactions() { return *transactions_; }
+  const TransactionCoordinator& transactions() const { return *transactions_; }
   // Where request frames are read into; shared with the server.
   FrameArena& frames() { return *frames_; }
   const std::shared_ptr<FrameArena>& shared_frames() const { return frames_; }

@@ -6,6 +6,7 @@
 #include "cluster/topic_admin.h"
 #include "replication/high_watermark.h"
 #include "replication/replica_fetcher.h"
+#include "txn/transaction_coordinator.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
@@ -133,7 +134,10 @@ void ApplyClusterMetadata(BrokerState& b,
       DeleteLocalTopic(b, *topic);
     }
   }
-  b.set_cluster_metadata(std::move(metadata));
+  b.set_cluster_metadata(metadata);
+  // The transaction coordinator moves with the leaderships of
+  // __transaction_state.
+  b.transactions().TakeUpLeaderships(*metadata);
 }
 
 ErrorCode LeadershipError(const BrokerState& b, std::string_view topic,

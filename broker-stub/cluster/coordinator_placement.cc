@@ -1,10 +1,15 @@
 #include "cluster/coordinator_placement.h"
 
+#include <algorithm>
 #include <climits>
 #include <iterator>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "controller/controller.h"
+#include "txn/transaction_coordinator.h"
+#include "txn/transaction_log.h"
+#include "util/logging.h"
 
 namespace exactly::broker {
 
@@ -25,7 +30,7 @@ const BrokerInfo* CoordinatorBrokerOf(const ClusterMetadata& m,
   return &it->second;
 }
 
-CoordinatorAddress FindCoordinatorOf(const BrokerState& b,
+CoordinatorAddress FindCoordinatorOf(const BrokerState& b, CoordinatorKind kind,
                                      std::string_view key) {
   if (b.controller() == nullptr) {
     return {b.options().node_id, b.advertised_host(), b.advertised_port()};
@@ -33,17 +38,51 @@ CoordinatorAddress FindCoordinatorOf(const BrokerState& b,
   // The controller's newest snapshot, not the one this broker applied last:
   // every broker must answer alike as soon as the cluster is up.
   const std::shared_ptr<const ClusterMetadata> m = b.controller()->metadata();
-  const BrokerInfo* info = CoordinatorBrokerOf(*m, CoordinatorPartition(key));
+  const BrokerInfo* info = nullptr;
+  if (kind == CoordinatorKind::kGroup) {
+    info = CoordinatorBrokerOf(*m, CoordinatorPartition(key));
+  } else if (const PartitionState* p = m->partition(
+                 kTransactionStateTopic, CoordinatorPartition(key))) {
+    info = m->broker(p->leader);
+  }
   if (info == nullptr) return {.fenced = true};
   return {info->node_id, info->host, info->port, info->fenced};
 }
 
-protocol::ErrorCode CoordinatorError(const BrokerState& b,
+protocol::ErrorCode CoordinatorError(const BrokerState& b, CoordinatorKind kind,
                                      std::string_view key) {
-  if (b.controller() == nullptr) return protocol::ErrorCode::kNone;
-  return FindCoordinatorOf(b, key).node_id == b.options().node_id
-             ? protocol::ErrorCode::kNone
-             : protocol::ErrorCode::kNotCoordinator;
+  using protocol::ErrorCode;
+  if (b.controller() == nullptr) return ErrorCode::kNone;
+  if (kind == CoordinatorKind::kTransaction &&
+      b.transactions().LoadedEpoch(CoordinatorPartition(key)).has_value())
+    return ErrorCode::kNone;
+  const bool named =
+      FindCoordinatorOf(b, kind, key).node_id == b.options().node_id;
+  if (kind == CoordinatorKind::kGroup)
+    return named ? ErrorCode::kNone : ErrorCode::kNotCoordinator;
+  return named ? ErrorCode::kCoordinatorLoadInProgress
+               : ErrorCode::kNotCoordinator;
+}
+
+ApiError EnsureTransactionStateTopic(BrokerState& b) {
+  if (b.controller() == nullptr) return {};
+  const std::shared_ptr<const ClusterMetadata> m = b.controller()->metadata();
+  if (m->topics.contains(std::string(kTransactionStateTopic))) return {};
+  const int32_t replicas =
+      std::min<int32_t>(3, static_cast<int32_t>(m->brokers.size()));
+  if (replicas <= 0)
+    return Error(protocol::ErrorCode::kCoordinatorNotAvailable);
+  ApiError e = b.CreateTopic(
+      std::string(kTransactionStateTopic), kCoordinatorPartitions,
+      {{"cleanup.policy", "compact"},
+       {"min.insync.replicas", std::to_string(std::min(2, replicas))}},
+      /*validate_only=*/false, replicas);
+  if (e.code == protocol::ErrorCode::kTopicAlreadyExists) return {};
+  if (!e.ok()) {
+    LogWarning("could not create ", std::string(kTransactionStateTopic), ": ",
+               e.message);
+  }
+  return e;
 }
 
 }  // namespace exactly::broker

@@ -1,11 +1,18 @@
 // Which broker of a cluster coordinates a consumer group or a transactional
 // id. Kafka hashes the key to a partition of __consumer_offsets or
 // __transaction_state (50 partitions each) and the leader of that partition
-// coordinates it. Those internal topics are not replicated here yet (issue
-// 20), so the partition maps to a broker by a fixed rule instead: every
-// registered broker by node id, the partition modulo their count. The answer
-// is the same on every broker and does not move when a broker dies (its keys
-// then have no coordinator until it returns: no failover yet).
+// coordinates it.
+//
+// Transactional ids: as in Kafka. __transaction_state is created through the
+// controller the first time a client looks for a transaction coordinator
+// (EnsureTransactionStateTopic), and its partition's leader coordinates; the
+// coordinator moves with the leadership (txn/transaction_coordinator.h).
+//
+// Groups: __consumer_offsets is not replicated yet (issue 20), so its
+// partition maps to a broker by a fixed rule instead: every registered broker
+// by node id, the partition modulo their count. The answer is the same on
+// every broker and does not move when a broker dies (its groups then have no
+// coordinator until it returns).
 //
 // A broker without a controller coordinates every key.
 #ifndef EXACTLY_BROKER_CLUSTER_COORDINATOR_PLACEMENT_H_
@@ -15,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "cluster/api_error.h"
 #include "cluster/broker_state.h"
 #include "controller/cluster_metadata.h"
 #include "protocol/error_code.h"
@@ -37,6 +45,8 @@ int32_t CoordinatorPartition(std::string_view key);
 const BrokerInfo* CoordinatorBrokerOf(const ClusterMetadata& m,
                                       int32_t partition);
 
+enum class CoordinatorKind { kGroup, kTransaction };
+
 // The node id coordinating `key`, with its host and port.
 struct CoordinatorAddress {
   int32_t node_id = -1;
@@ -44,12 +54,20 @@ struct CoordinatorAddress {
   int32_t port = -1;
   bool fenced = false;  // the broker is down: no coordinator for now
 };
-CoordinatorAddress FindCoordinatorOf(const BrokerState& b,
+CoordinatorAddress FindCoordinatorOf(const BrokerState& b, CoordinatorKind kind,
                                      std::string_view key);
 
-// kNone when this broker coordinates `key`, NOT_COORDINATOR otherwise.
-protocol::ErrorCode CoordinatorError(const BrokerState& b,
+// kNone when this broker coordinates `key`; for a transactional id whose
+// partition this broker was just named the leader of and has not taken up
+// yet, COORDINATOR_LOAD_IN_PROGRESS; NOT_COORDINATOR otherwise.
+protocol::ErrorCode CoordinatorError(const BrokerState& b, CoordinatorKind kind,
                                      std::string_view key);
+
+// In a cluster: creates __transaction_state when the controller does not
+// have it yet, with Kafka's layout (50 partitions, compacted), replication
+// factor min(3, brokers) and min.insync.replicas min(2, that), Kafka's
+// transaction.state.log.* defaults capped at the cluster's size.
+ApiError EnsureTransactionStateTopic(BrokerState& b);
 
 }  // namespace exactly::broker
 

@@ -19,7 +19,8 @@ void HandleAddOffsetsToTxn(BrokerState& b, const protocol::RequestHeader& h,
     answer(Error(static_cast<protocol::ErrorCode>(*injected)));
     return;
   }
-  if (auto e = CoordinatorError(b, request.transactional_id);
+  if (auto e = CoordinatorError(b, CoordinatorKind::kTransaction,
+                                request.transactional_id);
       e != protocol::ErrorCode::kNone) {
     answer(Error(e));
     return;

@@ -55,7 +55,8 @@ void HandleBatched(BrokerState& b, const protocol::RequestHeader& h,
     std::optional<protocol::ErrorCode> refused;
     if (injected) {
       refused = static_cast<protocol::ErrorCode>(*injected);
-    } else if (auto e = CoordinatorError(b, x.transactional_id);
+    } else if (auto e = CoordinatorError(b, CoordinatorKind::kTransaction,
+                                         x.transactional_id);
                e != protocol::ErrorCode::kNone) {
       refused = e;
     }
@@ -99,7 +100,8 @@ void HandleAddPartitionsToTxn(BrokerState& b, const protocol::RequestHeader& h,
   std::optional<protocol::ErrorCode> refused;
   if (auto injected = b.faults().TakeError(h.api_key)) {
     refused = static_cast<protocol::ErrorCode>(*injected);
-  } else if (auto e = CoordinatorError(b, request.transactional_id);
+  } else if (auto e = CoordinatorError(b, CoordinatorKind::kTransaction,
+                                       request.transactional_id);
              e != protocol::ErrorCode::kNone) {
     refused = e;
   }

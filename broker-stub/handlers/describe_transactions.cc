@@ -23,7 +23,9 @@ void HandleDescribeTransactions(BrokerState& b,
       t.error_code = *injected;
     } else if (id.empty()) {
       t.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
-    } else if (ErrorCode e = CoordinatorError(b, id); e != ErrorCode::kNone) {
+    } else if (ErrorCode e =
+                   CoordinatorError(b, CoordinatorKind::kTransaction, id);
+               e != ErrorCode::kNone) {
       t.error_code = static_cast<int16_t>(e);
     } else if (m == nullptr || m->state == TxnState::kDead) {
       t.error_code = static_cast<int16_t>(ErrorCode::kTransactionalIdNotFound);

@@ -17,7 +17,8 @@ void HandleEndTxn(BrokerState& b, const protocol::RequestHeader& h,
     answer(Error(static_cast<protocol::ErrorCode>(*injected)));
     return;
   }
-  if (auto e = CoordinatorError(b, request.transactional_id);
+  if (auto e = CoordinatorError(b, CoordinatorKind::kTransaction,
+                                request.transactional_id);
       e != protocol::ErrorCode::kNone) {
     answer(Error(e));
     return;

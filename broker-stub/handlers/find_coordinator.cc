@@ -1,9 +1,11 @@
 // FindCoordinator: the broker that coordinates a group or a transactional id
 // (key types 0 and 1; cluster/coordinator_placement.h), the same from every
-// broker; v4 asks about many keys at once.
+// broker; v4 asks about many keys at once. In a cluster, the first question
+// about a transactional id creates __transaction_state, as Kafka does.
 #include "absl/strings/str_cat.h"
 #include "cluster/coordinator_placement.h"
 #include "handlers/group_handlers.h"
+#include "txn/transaction_log.h"
 
 namespace exactly::broker {
 
@@ -30,7 +32,16 @@ FindCoordinatorResponse::Coordinator Answer(BrokerState& b,
              key_type != protocol::kCoordinatorKeyTransaction) {
     fail(ErrorCode::kInvalidRequest,
          absl::StrCat("unknown coordinator key type ", key_type));
-  } else if (CoordinatorAddress a = FindCoordinatorOf(b, key); a.fenced) {
+  } else if (const CoordinatorKind kind =
+                 key_type == protocol::kCoordinatorKeyGroup
+                     ? CoordinatorKind::kGroup
+                     : CoordinatorKind::kTransaction;
+             kind == CoordinatorKind::kTransaction &&
+             !EnsureTransactionStateTopic(b).ok()) {
+    fail(ErrorCode::kCoordinatorNotAvailable,
+         absl::StrCat(std::string(kTransactionStateTopic),
+                      " cannot be created now"));
+  } else if (CoordinatorAddress a = FindCoordinatorOf(b, kind, key); a.fenced) {
     // Kafka's answer while the coordinator's partition has no leader.
     fail(ErrorCode::kCoordinatorNotAvailable,
          absl::StrCat("the coordinator of '", key, "' (broker ", a.node_id,

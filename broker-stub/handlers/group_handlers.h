@@ -77,7 +77,8 @@ inline std::optional<protocol::ErrorCode> InjectedError(
 inline std::optional<protocol::ErrorCode> GroupRequestError(
     BrokerState& b, const RequestHeader& h, std::string_view group) {
   if (auto injected = InjectedError(b, h)) return injected;
-  if (protocol::ErrorCode e = CoordinatorError(b, group);
+  if (protocol::ErrorCode e =
+          CoordinatorError(b, CoordinatorKind::kGroup, group);
       e != protocol::ErrorCode::kNone)
     return e;
   return std::nullopt;

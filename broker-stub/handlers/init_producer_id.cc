@@ -20,11 +20,14 @@ void HandleInitProducerId(BrokerState& b, const RequestHeader& h,
     r.Send(response);
     return;
   }
-  if (request.transactional_id.has_value() &&
-      CoordinatorError(b, *request.transactional_id) != ErrorCode::kNone) {
-    response.error_code = static_cast<int16_t>(ErrorCode::kNotCoordinator);
-    r.Send(response);
-    return;
+  if (request.transactional_id.has_value()) {
+    if (ErrorCode e = CoordinatorError(b, CoordinatorKind::kTransaction,
+                                       *request.transactional_id);
+        e != ErrorCode::kNone) {
+      response.error_code = static_cast<int16_t>(e);
+      r.Send(response);
+      return;
+    }
   }
   if (request.transactional_id.has_value()) {
     b.transactions().InitProducerId(

@@ -60,7 +60,8 @@ ApiError VerifyTransactionalBatch(BrokerState& b,
     if (auto it = verified->find({topic, index}); it != verified->end())
       return it->second;
   }
-  if (CoordinatorError(b, *request.transactional_id) != ErrorCode::kNone) {
+  if (CoordinatorError(b, CoordinatorKind::kTransaction,
+                       *request.transactional_id) != ErrorCode::kNone) {
     // Became this partition's opening batch after the coordinator was asked
     // (a leadership moved here meanwhile): the producer retries.
     return Error(ErrorCode::kNotEnoughReplicas,
@@ -85,7 +86,8 @@ RemoteVerification NeedsRemoteVerification(
   RemoteVerification out;
   if (b.controller() == nullptr || !request.transactional_id.has_value() ||
       request.transactional_id->empty() ||
-      CoordinatorError(b, *request.transactional_id) == ErrorCode::kNone)
+      CoordinatorError(b, CoordinatorKind::kTransaction,
+                       *request.transactional_id) == ErrorCode::kNone)
     return out;
   for (const auto& t : request.topics) {
     for (const auto& p : t.partitions) {

@@ -49,6 +49,12 @@ void NoteFollowerFetch(BrokerState& b, const protocol::FetchRequest& request) {
           r.epochs.latest() ? r.epochs.latest()->start_offset : 0;
       ReplicaList joining =
           r.followers.CaughtUpFollowers(p->log().high_watermark(), epoch_start);
+      // Only the follower that fetched, as Kafka's maybeExpandIsr: another
+      // one's last fetch may be from before it died, and the controller
+      // refuses an ISR naming a fenced broker, which would keep this one out
+      // too.
+      std::erase_if(joining,
+                    [&](int32_t id) { return id != request.replica_id; });
       if (joining.empty()) continue;
       ReplicaList isr = r.followers.isr();
       isr.insert(isr.end(), joining.begin(), joining.end());

@@ -42,6 +42,12 @@ void MarkerSender::Send(TxnMarkers markers, absl::AnyInvocable<void()> done) {
 }
 
 void MarkerSender::Attempt(const std::shared_ptr<Pending>& p) {
+  if (p->markers.still_wanted && !p->markers.still_wanted()) {
+    LogInfo("transaction '", p->markers.transactional_id,
+            "': this broker no longer coordinates it; its markers are left "
+            "to the new coordinator");
+    return;
+  }
   ++p->attempts;
   const std::shared_ptr<const ClusterMetadata> m = b_.controller()->metadata();
   // Which broker gets the marker of each partition, as known now.

@@ -16,6 +16,7 @@
 
 #include <asio/steady_timer.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -35,6 +36,9 @@ struct TxnMarkers {
   bool commit = false;
   int32_t coordinator_epoch = 0;
   std::set<std::pair<std::string, int32_t>> partitions;  // topic, partition
+  // Asked before every attempt: a coordinator that gave up the transaction
+  // (another broker coordinates it now) stops sending; `done` never runs.
+  std::function<bool()> still_wanted;
 };
 
 class MarkerSender {

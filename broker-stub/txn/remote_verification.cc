@@ -44,7 +44,8 @@ void VerifyWithCoordinator(
     for (const auto& tp : partitions) out[tp] = Unverified(why);
     return out;
   };
-  CoordinatorAddress coordinator = FindCoordinatorOf(b, transactional_id);
+  CoordinatorAddress coordinator =
+      FindCoordinatorOf(b, CoordinatorKind::kTransaction, transactional_id);
   if (coordinator.fenced) {
     return done(fail_all(
         absl::StrCat("broker ", coordinator.node_id, " is not available")));

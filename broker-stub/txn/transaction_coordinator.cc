@@ -5,8 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "cluster/appender.h"
 #include "cluster/broker_state.h"
+#include "cluster/cluster_membership.h"
 #include "cluster/coordinator_placement.h"
+#include "replication/delayed_produce.h"
 #include "storage/keys.h"
+#include "txn/transaction_log.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
@@ -35,6 +38,10 @@ ApiError Fenced(int16_t version, int16_t fenced_code_version,
                std::move(message));
 }
 
+// How long a state write waits for the in-sync replicas: Kafka's coordinator
+// waits request.timeout.ms.
+constexpr int32_t kStateWriteTimeoutMs = 30000;
+
 // The controller could not hand out a block of producer ids: retriable.
 ApiError NoProducerId() {
   return Error(ErrorCode::kCoordinatorLoadInProgress,
@@ -55,7 +62,7 @@ TransactionCoordinator::~TransactionCoordinator() { timeout_timer_.cancel(); }
 
 absl::Status TransactionCoordinator::Load() {
   Store* store = b_.store();
-  if (store == nullptr) return absl::OkStatus();
+  if (store == nullptr || b_.controller() != nullptr) return absl::OkStatus();
   absl::Status s = store->ScanPrefix(
       keys::TransactionPrefix(),
       [&](std::string_view key, std::string_view value) {
@@ -107,10 +114,173 @@ const TxnMetadata* TransactionCoordinator::Find(
   return it == transactions_.end() ? nullptr : &it->second;
 }
 
-void TransactionCoordinator::Persist(const TxnMetadata& m) {
+void TransactionCoordinator::Write(const TxnMetadata& m, Written then) {
+  if (b_.controller() != nullptr) return WriteToLog(m, std::move(then));
   if (Store* store = b_.store()) {
     store->Put(keys::Transaction(m.transactional_id), SerializeTxnMetadata(m));
   }
+  b_.commits().AfterCommit([then = std::move(then)](
+                               const absl::Status& s) mutable {
+    then(s.ok()
+             ? ApiError{}
+             : Error(ErrorCode::kKafkaStorageError, std::string(s.message())));
+  });
+}
+
+void TransactionCoordinator::WriteToLog(const TxnMetadata& m, Written then) {
+  const std::string id = m.transactional_id;
+  const int32_t index = CoordinatorPartition(id);
+  auto loaded = loaded_.find(index);
+  Topic* topic = b_.topics().Find(kTransactionStateTopic);
+  Partition* p = topic == nullptr ? nullptr : topic->partition(index);
+  if (loaded == loaded_.end() || p == nullptr ||
+      LeadershipError(b_, kTransactionStateTopic, index) != ErrorCode::kNone) {
+    return then(
+        Error(ErrorCode::kNotCoordinator,
+              absl::StrCat("this broker no longer coordinates '", id, "'")));
+  }
+  const int32_t epoch = loaded->second;
+  // Kafka's mapping of a failed state append to the coordinator's answer.
+  auto failed = [this, id, index, epoch](ErrorCode cause) {
+    if (auto l = loaded_.find(index); l != loaded_.end() && l->second == epoch)
+      RevertFromLog(id);
+    const bool moved = cause == ErrorCode::kNotLeaderOrFollower ||
+                       cause == ErrorCode::kKafkaStorageError;
+    return Error(moved ? ErrorCode::kNotCoordinator
+                       : ErrorCode::kCoordinatorNotAvailable,
+                 absl::StrCat("the state of '", id, "' could not be written: ",
+                              std::string(protocol::ErrorCodeName(cause))));
+  };
+  if (InSyncReplicaCount(*p) < RequiredInSyncReplicas(b_, *topic, *p))
+    return then(failed(ErrorCode::kNotEnoughReplicas));
+  const std::string batch = BuildTransactionLogBatch(m, b_.NowMs());
+  SharedBuffer frame = CopyToSharedBuffer(batch);
+  AppendOutcome out = AppendRecords(
+      b_, *p, *topic, frame, std::string_view(frame.get(), batch.size()));
+  if (!out.error.ok()) return then(failed(out.error.code));
+  const int64_t required = p->log().log_end_offset();
+  PublishAppendsAfterCommit(b_, {{std::string(kTransactionStateTopic), index}});
+  b_.commits().AfterCommit(
+      [this, index, required, failed,
+       then = std::move(then)](const absl::Status& s) mutable {
+        if (!s.ok()) return then(failed(ErrorCode::kKafkaStorageError));
+        Partition* p = b_.FindPartition(kTransactionStateTopic, index);
+        if (p == nullptr) return then(failed(ErrorCode::kNotLeaderOrFollower));
+        if (!NeedsReplicaAcks(*p)) return then(ApiError{});
+        auto delayed = std::make_shared<DelayedProduce>(
+            b_,
+            std::vector<DelayedProduce::Wait>{
+                {std::string(kTransactionStateTopic), index, required}},
+            kStateWriteTimeoutMs,
+            [failed, then = std::move(then)](
+                const std::vector<DelayedProduce::Wait>& waits) mutable {
+              const ErrorCode outcome = waits.front().outcome;
+              then(outcome == ErrorCode::kNone ? ApiError{} : failed(outcome));
+            });
+        delayed->Start();
+      });
+}
+
+void TransactionCoordinator::RevertFromLog(
+    const std::string& transactional_id) {
+  Partition* p = b_.FindPartition(kTransactionStateTopic,
+                                  CoordinatorPartition(transactional_id));
+  if (p == nullptr) return;
+  std::map<std::string, TxnMetadata> state = ReplayTransactionLog(p->log());
+  auto it = state.find(transactional_id);
+  if (it == state.end()) {
+    transactions_.erase(transactional_id);
+    return;
+  }
+  TxnMetadata& current = transactions_[transactional_id];
+  const int16_t last_epoch = current.last_producer_epoch;
+  current = std::move(it->second);
+  if (current.state == TxnState::kPrepareEpochFence)
+    current.state = TxnState::kPrepareAbort;
+  current.last_producer_epoch = last_epoch;
+  if (current.InPrepare() && !markers_in_flight_.contains(transactional_id))
+    resend_markers_.insert(transactional_id);
+}
+
+std::optional<int32_t> TransactionCoordinator::LoadedEpoch(
+    int32_t index) const {
+  auto it = loaded_.find(index);
+  if (it == loaded_.end()) return std::nullopt;
+  return it->second;
+}
+
+int32_t TransactionCoordinator::CoordinatorEpochOf(
+    const std::string& transactional_id) const {
+  if (b_.controller() == nullptr) return coordinator_epoch_;
+  return LoadedEpoch(CoordinatorPartition(transactional_id)).value_or(0);
+}
+
+void TransactionCoordinator::TakeUpLeaderships(const ClusterMetadata& m) {
+  auto topic = m.topics.find(std::string(kTransactionStateTopic));
+  std::set<int32_t> leading;
+  if (topic != m.topics.end() && !b_.faults().isolated()) {
+    const auto& partitions = topic->second->partitions;
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      if (partitions[i].leader == b_.options().node_id)
+        leading.insert(static_cast<int32_t>(i));
+    }
+  }
+  for (auto it = loaded_.begin(); it != loaded_.end();) {
+    const int32_t index = it->first;
+    ++it;
+    if (!leading.contains(index)) UnloadPartition(index);
+  }
+  for (int32_t index : leading) {
+    const int32_t epoch = std::max(
+        topic->second->partitions[static_cast<size_t>(index)].leader_epoch, 0);
+    auto l = loaded_.find(index);
+    if (l != loaded_.end() && l->second == epoch) continue;
+    if (l != loaded_.end()) UnloadPartition(index);
+    LoadPartition(index, epoch);
+  }
+}
+
+void TransactionCoordinator::LoadPartition(int32_t index, int32_t epoch) {
+  Partition* p = b_.FindPartition(kTransactionStateTopic, index);
+  if (p == nullptr) return;
+  size_t skipped = 0;
+  std::map<std::string, TxnMetadata> state =
+      ReplayTransactionLog(p->log(), &skipped);
+  if (skipped > 0) {
+    LogWarning(std::string(kTransactionStateTopic), "-", index, ": ", skipped,
+               " record(s) that do not decode were skipped");
+  }
+  loaded_[index] = epoch;
+  std::vector<std::string> unfinished;
+  for (auto& [id, m] : state) {
+    if (CoordinatorPartition(id) != index) continue;  // not ours to keep
+    if (m.state == TxnState::kPrepareEpochFence)
+      m.state = TxnState::kPrepareAbort;
+    if (m.InPrepare()) unfinished.push_back(id);
+    transactions_[id] = std::move(m);
+  }
+  if (!state.empty()) {
+    LogInfo("coordinating the transactional ids of ",
+            std::string(kTransactionStateTopic), "-", index, " at epoch ",
+            epoch, ": ", state.size(), " id(s), ", unfinished.size(),
+            " left in PrepareCommit/PrepareAbort");
+  }
+  for (const std::string& id : unfinished) WriteMarkers(id);
+}
+
+void TransactionCoordinator::UnloadPartition(int32_t index) {
+  for (auto it = transactions_.begin(); it != transactions_.end();) {
+    if (CoordinatorPartition(it->first) == index) {
+      markers_in_flight_.erase(it->first);
+      resend_markers_.erase(it->first);
+      it = transactions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  loaded_.erase(index);
+  LogDebug("no longer coordinating ", std::string(kTransactionStateTopic), "-",
+           index);
 }
 
 ApiError TransactionCoordinator::CheckProducer(
@@ -191,7 +361,6 @@ void TransactionCoordinator::InitProducerId(
     m.timeout_ms = timeout_ms;
     m.state = TxnState::kEmpty;
     m.last_update_ms = b_.NowMs();
-    Persist(m);
   } else {
     TxnMetadata& m = it->second;
     if (m.InPrepare()) return fail(Concurrent(m));
@@ -208,11 +377,10 @@ void TransactionCoordinator::InitProducerId(
       // A new instance while the old one's transaction is open: fence the old
       // one and abort its transaction; the new instance retries and finds it
       // aborted.
-      FenceAndAbort(m, "a new producer instance initialised");
-      b_.commits().AfterCommit(
-          [done = std::move(done), m_copy = m](const absl::Status&) mutable {
-            done(InitResult{Concurrent(m_copy)});
-          });
+      FenceAndAbort(m, "a new producer instance initialised",
+                    [done = std::move(done), m_copy = m](ApiError e) mutable {
+                      done(InitResult{e.ok() ? Concurrent(m_copy) : e});
+                    });
       return;
     }
     bool is_retry = has_expected && expected_epoch == m.last_producer_epoch &&
@@ -234,21 +402,15 @@ void TransactionCoordinator::InitProducerId(
     m.partitions.clear();
     m.groups.clear();
     m.last_update_ms = b_.NowMs();
-    Persist(m);
   }
   const TxnMetadata& m = transactions_[transactional_id];
   LogDebug("InitProducerId '", transactional_id, "': producer ", m.producer_id,
            " epoch ", m.producer_epoch);
-  b_.commits().AfterCommit(
-      [done = std::move(done), pid = m.producer_id,
-       epoch = m.producer_epoch](const absl::Status& s) mutable {
-        if (!s.ok()) {
-          done(InitResult{
-              Error(ErrorCode::kKafkaStorageError, std::string(s.message()))});
-          return;
-        }
-        done(InitResult{{}, pid, epoch});
-      });
+  Write(m, [done = std::move(done), pid = m.producer_id,
+            epoch = m.producer_epoch](ApiError e) mutable {
+    if (!e.ok()) return done(InitResult{std::move(e)});
+    done(InitResult{{}, pid, epoch});
+  });
 }
 
 void TransactionCoordinator::AddPartitions(
@@ -288,17 +450,12 @@ void TransactionCoordinator::AddPartitions(
   BeginIfIdle(*m);
   for (const auto& tp : partitions) m->partitions.insert(tp);
   m->last_update_ms = b_.NowMs();
-  Persist(*m);
   for (const auto& tp : partitions) results.emplace_back(tp, ApiError{});
-  b_.commits().AfterCommit(
-      [done = std::move(done),
-       results = std::move(results)](const absl::Status& s) mutable {
-        if (!s.ok()) {
-          for (auto& r : results)
-            r.second = Error(ErrorCode::kKafkaStorageError);
-        }
-        done(std::move(results));
-      });
+  Write(*m, [done = std::move(done),
+             results = std::move(results)](ApiError e) mutable {
+    for (auto& r : results) r.second = e;
+    done(std::move(results));
+  });
 }
 
 void TransactionCoordinator::AddOffsets(
@@ -317,13 +474,7 @@ void TransactionCoordinator::AddOffsets(
   BeginIfIdle(*m);
   m->groups.insert(group);
   m->last_update_ms = b_.NowMs();
-  Persist(*m);
-  b_.commits().AfterCommit([done = std::move(done)](
-                               const absl::Status& s) mutable {
-    done(s.ok()
-             ? ApiError{}
-             : Error(ErrorCode::kKafkaStorageError, std::string(s.message())));
-  });
+  Write(*m, std::move(done));
 }
 
 void TransactionCoordinator::EndTxn(const std::string& transactional_id,
@@ -362,22 +513,18 @@ void TransactionCoordinator::EndTxn(const std::string& transactional_id,
   }
   m->state = commit ? TxnState::kPrepareCommit : TxnState::kPrepareAbort;
   m->last_update_ms = b_.NowMs();
-  Persist(*m);
   // The client is answered once Prepare* is durable; the markers follow.
-  b_.commits().AfterCommit([this, done = std::move(done),
-                            transactional_id](const absl::Status& s) mutable {
-    if (!s.ok()) {
-      done(Error(ErrorCode::kKafkaStorageError, std::string(s.message())));
-      return;
-    }
-    done(ApiError{});
-    if (b_.faults().TakeHoldTransactionMarkers()) return;
-    WriteMarkers(transactional_id);
-  });
+  Write(*m,
+        [this, done = std::move(done), transactional_id](ApiError e) mutable {
+          if (!e.ok()) return done(std::move(e));
+          done(ApiError{});
+          if (b_.faults().TakeHoldTransactionMarkers()) return;
+          WriteMarkers(transactional_id);
+        });
 }
 
-void TransactionCoordinator::FenceAndAbort(TxnMetadata& m,
-                                           std::string_view why) {
+void TransactionCoordinator::FenceAndAbort(TxnMetadata& m, std::string_view why,
+                                           Written then) {
   LogInfo("fencing '", m.transactional_id, "' producer ", m.producer_id,
           " epoch ", m.producer_epoch,
           " and aborting its open transaction: ", std::string(why));
@@ -387,11 +534,11 @@ void TransactionCoordinator::FenceAndAbort(TxnMetadata& m,
   ++m.producer_epoch;
   m.state = TxnState::kPrepareAbort;
   m.last_update_ms = b_.NowMs();
-  Persist(m);
-  b_.commits().AfterCommit(
-      [this, id = m.transactional_id](const absl::Status& s) {
-        if (s.ok()) WriteMarkers(id);
-      });
+  Write(m, [this, id = m.transactional_id,
+            then = std::move(then)](ApiError e) mutable {
+    if (e.ok()) WriteMarkers(id);
+    if (then) then(std::move(e));
+  });
 }
 
 void TransactionCoordinator::WriteMarkers(const std::string& transactional_id) {
@@ -422,12 +569,21 @@ void TransactionCoordinator::WriteMarkers(const std::string& transactional_id) {
 }
 
 void TransactionCoordinator::SendMarkers(TxnMetadata& m) {
+  if (!markers_in_flight_.insert(m.transactional_id).second) return;
+  resend_markers_.erase(m.transactional_id);
+  const int32_t index = CoordinatorPartition(m.transactional_id);
+  const int32_t coordinator_epoch = CoordinatorEpochOf(m.transactional_id);
   TxnMarkers markers{.transactional_id = m.transactional_id,
                      .producer_id = m.producer_id,
                      .producer_epoch = m.producer_epoch,
                      .commit = m.state == TxnState::kPrepareCommit,
-                     .coordinator_epoch = coordinator_epoch_,
-                     .partitions = m.partitions};
+                     .coordinator_epoch = coordinator_epoch,
+                     .partitions = m.partitions,
+                     .still_wanted = [this, index, coordinator_epoch] {
+                       auto l = loaded_.find(index);
+                       return l != loaded_.end() &&
+                              l->second == coordinator_epoch;
+                     }};
   // A group's transactional offsets end with a marker on its offsets
   // partition, which its coordinator applies.
   for (const std::string& group : m.groups)
@@ -436,6 +592,7 @@ void TransactionCoordinator::SendMarkers(TxnMetadata& m) {
   marker_sender_.Send(
       std::move(markers), [this, id = m.transactional_id, pid = m.producer_id,
                            epoch = m.producer_epoch, state = m.state] {
+        markers_in_flight_.erase(id);
         auto it = transactions_.find(id);
         // Nothing else moves a transaction out of Prepare*; checked anyway.
         if (it == transactions_.end() || it->second.state != state ||
@@ -454,7 +611,9 @@ void TransactionCoordinator::Complete(TxnMetadata& m) {
   m.partitions.clear();
   m.groups.clear();
   m.last_update_ms = b_.NowMs();
-  Persist(m);
+  // A Complete* that could not be written leaves the transaction in Prepare*
+  // (RevertFromLog), and the periodic check sends its markers again.
+  Write(m, [](ApiError) {});
 }
 
 void TransactionCoordinator::ScheduleTimeoutCheck() {
@@ -469,14 +628,25 @@ void TransactionCoordinator::ScheduleTimeoutCheck() {
 
 void TransactionCoordinator::AbortTimedOut() {
   int64_t now = b_.NowMs();
-  for (auto& [id, m] : transactions_) {
-    if (m.state != TxnState::kOngoing || m.start_ms + m.timeout_ms > now)
-      continue;
+  for (const std::string& id : std::set<std::string>(resend_markers_)) {
+    LogInfo("transaction '", id, "': sending its markers again");
+    WriteMarkers(id);
+  }
+  // Collected first: a state write that fails at once changes the map.
+  std::vector<std::string> timed_out;
+  for (const auto& [id, m] : transactions_) {
+    if (m.state == TxnState::kOngoing && m.start_ms + m.timeout_ms <= now)
+      timed_out.push_back(id);
+  }
+  for (const std::string& id : timed_out) {
+    auto it = transactions_.find(id);
+    if (it == transactions_.end()) continue;
+    TxnMetadata& m = it->second;
     LogWarning("transaction '", id, "' exceeded its timeout of ", m.timeout_ms,
                " ms: aborting it and fencing producer ", m.producer_id,
                " epoch ", m.producer_epoch);
     b_.counters().CountTransactionTimeout();
-    FenceAndAbort(m, "transaction timeout");
+    FenceAndAbort(m, "transaction timeout", nullptr);
   }
 }
 

@@ -20,6 +20,21 @@
 // transaction stays in PrepareCommit, so the producer's next transaction waits
 // (CONCURRENT_TRANSACTIONS).
 //
+// Where the state lives. A single broker keeps it in its store ('X' keys). In
+// a cluster it is a record of __transaction_state (txn/transaction_log.h),
+// appended to the transactional id's hash partition as an acks=all write: a
+// request is answered once every in-sync replica holds the new state. This
+// broker coordinates the ids of the partitions it leads: taking up a
+// leadership, it replays that partition's log, sends the markers of every
+// transaction left in Prepare*, and times out the open ones as before
+// (TakeUpLeaderships); giving it up, it forgets them, and requests about them
+// get NOT_COORDINATOR. The partition's leader epoch is the coordinator epoch
+// its markers carry, so a deposed coordinator's late markers are fenced. A
+// state write that fails (no longer leader, too few in-sync replicas, a
+// timeout) takes the id's state back from the log, as Kafka's coordinator
+// drops a pending state, and answers NOT_COORDINATOR or
+// COORDINATOR_NOT_AVAILABLE.
+//
 // Runs on the broker's event-loop thread, like everything in BrokerState.
 #ifndef EXACTLY_BROKER_TXN_TRANSACTION_COORDINATOR_H_
 #define EXACTLY_BROKER_TXN_TRANSACTION_COORDINATOR_H_
@@ -28,6 +43,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +52,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "cluster/api_error.h"
+#include "controller/cluster_metadata.h"
 #include "peer/peer_pool.h"
 #include "txn/marker_sender.h"
 #include "txn/transaction_metadata.h"
@@ -55,9 +73,17 @@ class TransactionCoordinator {
                          CompleteGroupOffsets complete_group_offsets);
   ~TransactionCoordinator();
 
-  // Reads every transaction record from the store and starts a new coordinator
-  // epoch.
+  // A single broker: reads every transaction record from the store and starts
+  // a new coordinator epoch. A broker of a cluster loads its state per
+  // partition instead (TakeUpLeaderships).
   absl::Status Load();
+  // In a cluster: coordinates the ids of every __transaction_state partition
+  // `m` names this broker the leader of (loading the ones it did not lead at
+  // that epoch), and forgets those of the partitions it no longer leads.
+  void TakeUpLeaderships(const ClusterMetadata& m);
+  // The coordinator epoch of __transaction_state partition `index` while this
+  // broker coordinates it; nullopt otherwise.
+  std::optional<int32_t> LoadedEpoch(int32_t index) const;
   // Finishes the transactions a previous run left in
   // PrepareCommit/PrepareAbort, and starts the periodic check that aborts
   // transactions past their timeout. Call once the partitions and groups are
@@ -123,10 +149,21 @@ class TransactionCoordinator {
                          int16_t fenced_code_version) const;
   // Moves an Empty/Complete* transaction to Ongoing (a new transaction starts).
   void BeginIfIdle(TxnMetadata& m);
-  void Persist(const TxnMetadata& m);
+  // Makes `m` durable (a single broker's store, or the __transaction_state
+  // log of a cluster, replicated), then calls `then` with the error to answer
+  // (none when written). A failed write has taken `m`'s state back.
+  using Written = absl::AnyInvocable<void(ApiError)>;
+  void Write(const TxnMetadata& m, Written then);
+  void WriteToLog(const TxnMetadata& m, Written then);
+  // After a failed state write: the id's state as its partition's log has it.
+  void RevertFromLog(const std::string& transactional_id);
+  void LoadPartition(int32_t index, int32_t epoch);
+  void UnloadPartition(int32_t index);
+  // The epoch markers of `transactional_id` carry.
+  int32_t CoordinatorEpochOf(const std::string& transactional_id) const;
   // Bumps the epoch and aborts the open transaction (a new instance, or a
-  // timeout).
-  void FenceAndAbort(TxnMetadata& m, std::string_view why);
+  // timeout); `then` runs once that is durable (before the markers).
+  void FenceAndAbort(TxnMetadata& m, std::string_view why, Written then);
   // Appends the markers of a Prepare* transaction and completes it.
   void WriteMarkers(const std::string& transactional_id);
   // In a cluster: sends them to the partitions' leaders, then completes.
@@ -140,6 +177,13 @@ class TransactionCoordinator {
   CompleteGroupOffsets complete_group_offsets_;
   std::map<std::string, TxnMetadata> transactions_;
   int32_t coordinator_epoch_ = 0;
+  // In a cluster: the __transaction_state partitions this broker coordinates,
+  // with their coordinator epochs (the partitions' leader epochs).
+  std::map<int32_t, int32_t> loaded_;
+  // Ids whose markers are being sent; and ids whose Complete* write failed,
+  // whose markers the periodic check sends again.
+  std::set<std::string> markers_in_flight_;
+  std::set<std::string> resend_markers_;
   asio::steady_timer timeout_timer_;
   PeerPool peers_;
   MarkerSender marker_sender_;

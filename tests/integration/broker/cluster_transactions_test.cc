@@ -178,6 +178,10 @@ TEST_F(ClusterTransactionsTest, OtherBrokersAnswerNotCoordinator) {
   const int32_t coordinator =
       FindCoordinator(port(1), protocol::kCoordinatorKeyTransaction, id);
   ASSERT_GT(coordinator, 0);
+  // A group of the same name has its own coordinator (its own partition's).
+  const int32_t group_coordinator =
+      FindCoordinator(port(1), protocol::kCoordinatorKeyGroup, id);
+  ASSERT_GT(group_coordinator, 0);
   for (int32_t node = 1; node <= 3; ++node) {
     protocol::InitProducerIdRequest init;
     init.transactional_id = id;
@@ -195,7 +199,7 @@ TEST_F(ClusterTransactionsTest, OtherBrokersAnswerNotCoordinator) {
     heartbeat.generation_id = 1;
     auto beat = Call<protocol::HeartbeatResponse>(port(node), 1, heartbeat);
     // The coordinator knows no such member; the others send the client to it.
-    if (node == coordinator) {
+    if (node == group_coordinator) {
       EXPECT_EQ(beat.error_code,
                 static_cast<int16_t>(ErrorCode::kUnknownMemberId));
     } else {
