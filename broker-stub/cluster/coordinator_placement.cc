@@ -13,6 +13,10 @@
 
 namespace exactly::broker {
 
+bool IsInternalTopic(std::string_view topic) {
+  return topic == kConsumerOffsetsTopic || topic == kTransactionStateTopic;
+}
+
 int32_t CoordinatorPartition(std::string_view key) {
   uint32_t hash = 0;  // Java int arithmetic wraps; unsigned does the same
   for (unsigned char c : key) hash = 31 * hash + c;

@@ -36,6 +36,10 @@ inline constexpr int32_t kCoordinatorPartitions = 50;
 // writes that marker to the group's __consumer_offsets partition.
 inline constexpr std::string_view kConsumerOffsetsTopic = "__consumer_offsets";
 
+// Kafka's internal topics: the coordinators' logs. Clients may read them but
+// not produce to them.
+bool IsInternalTopic(std::string_view topic);
+
 // Kafka's partitionFor: Utils.abs(key.hashCode()) % 50, with Java's
 // String.hashCode over the key's bytes (the same as Kafka's for ASCII keys).
 int32_t CoordinatorPartition(std::string_view key);

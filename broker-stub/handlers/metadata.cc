@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/cluster_membership.h"
+#include "cluster/coordinator_placement.h"
 #include "controller/cluster_metadata.h"
 #include "handlers/handlers.h"
 
@@ -18,6 +19,7 @@ using protocol::MetadataResponse;
 MetadataResponse::Topic Describe(const BrokerState& b, const Topic& topic) {
   MetadataResponse::Topic t;
   t.name = topic.name;
+  t.is_internal = IsInternalTopic(topic.name);
   const ClusterMetadata* cluster = b.cluster_metadata();
   if (const TopicPlacement* placement =
           cluster ? cluster->topic(topic.name) : nullptr) {

@@ -184,6 +184,13 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
         fail(static_cast<ErrorCode>(*injected), "injected fault");
         continue;
       }
+      // Only the coordinators write their own topics (Kafka's
+      // internalTopicsAllowed is for them alone).
+      if (IsInternalTopic(t.name)) {
+        fail(ErrorCode::kInvalidTopicException,
+             absl::StrCat("Cannot append to internal topic ", t.name));
+        continue;
+      }
       Partition* partition =
           topic == nullptr ? nullptr : topic->partition(p.index);
       if (partition == nullptr) {
