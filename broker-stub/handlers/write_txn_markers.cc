@@ -93,8 +93,9 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
                            Responder r) {
   using protocol::ErrorCode;
   if (b.faults().holding_markers()) {
-    // Held: kept as it is, to be handled at the release, on this loop (the
-    // faults drop what they hold when the broker stops, before `b` goes).
+    // Held: kept as it is, to be handled at the release, on this loop. A
+    // stop of the broker drops what the faults hold (BrokerImpl::Stop), so a
+    // held request never runs against a later `b`.
     struct Held {
       protocol::RequestHeader header;
       protocol::WriteTxnMarkersRequest request;

@@ -261,6 +261,11 @@ TEST_F(CoordinatorFaultsTest, HeldMarkersAreAppliedAtTheirRelease) {
           .empty());
 
   faults.ReleaseMarkers();
+  ASSERT_TRUE(Eventually([&] {
+    auto o = cluster_->broker(leader).Offsets("released", partition);
+    return o.ok() && o->last_stable_offset == o->high_watermark &&
+           o->high_watermark > kRecords;  // the records and the marker
+  }));
   std::map<std::string, int> counts = Counts(ConsumeAll(
       bootstrap_, "released", kPartitions, "read_committed", kRecords + 1));
   EXPECT_EQ(counts.size(), static_cast<size_t>(kRecords));
@@ -324,17 +329,18 @@ TEST_F(CoordinatorFaultsTest, MarkersHeldOnAKilledLeaderReachTheNewLeader) {
     return successor > 0 && successor != x;
   }));
 
-  // The coordinator sends the marker again, to the new leader: every record
-  // once.
-  std::map<std::string, int> counts = Counts(ConsumeAll(
-      bootstrap_, "held", kPartitions, "read_committed", kRecords + 1, 10000));
-  EXPECT_EQ(counts.size(), static_cast<size_t>(kRecords));
-  for (const std::string& v : first) EXPECT_EQ(counts[v], 1) << v;
+  // The coordinator sends the marker again, to the new leader, which
+  // commits the transaction there (a deadline, not a timing assertion)...
   ASSERT_TRUE(Eventually([&] {
     auto o = cluster_->broker(successor).Offsets("held", partition);
     return o.ok() && o->last_stable_offset == o->high_watermark &&
            o->high_watermark > kRecords;  // the records and the marker
   }));
+  // ... and read_committed sees every record once.
+  std::map<std::string, int> counts = Counts(ConsumeAll(
+      bootstrap_, "held", kPartitions, "read_committed", kRecords + 1, 10000));
+  EXPECT_EQ(counts.size(), static_cast<size_t>(kRecords));
+  for (const std::string& v : first) EXPECT_EQ(counts[v], 1) << v;
 
   // The coordinator completed the commit: the next transaction commits (on
   // two brokers, min.insync.replicas 2).
