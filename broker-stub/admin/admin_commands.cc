@@ -184,6 +184,15 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     faults.HoldTransactionMarkers(static_cast<int>(*count));
     return std::string();
   }
+  if (c.verb == "hold-markers" || c.verb == "release-markers") {
+    if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
+    if (c.verb == "hold-markers") {
+      faults.HoldMarkers();
+    } else {
+      faults.ReleaseMarkers();
+    }
+    return std::string();
+  }
   if (c.verb == "restart") {
     std::string mode = args.Str("mode").value_or("clean");
     if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
@@ -301,6 +310,7 @@ std::string AdminHelp() {
          "drop-produce-responses-keep-open [count=1] [one-in=1] [topic=] | "
          "latency ms= [api=] | "
          "close-connections | down ms= | hold-txn-markers [count=1] | "
+         "hold-markers | release-markers | "
          "restart [mode=clean|crash|power-loss] | clear | history | "
          "create-topic name= [partitions=1] | offsets topic= [partition=0] | "
          "describe-producers topic= [partition=0] | "

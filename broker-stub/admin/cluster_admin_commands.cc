@@ -73,6 +73,24 @@ std::optional<absl::StatusOr<std::string>> RunClusterVerb(
     if (verb == "pause-replication") return done(cluster.PauseReplication(id));
     return done(cluster.ResumeReplication(id));
   }
+  if (verb == "kill-coordinator") {
+    if (node)
+      return absl::InvalidArgumentError(
+          "kill-coordinator takes no node=: it finds the broker");
+    auto txn = c.args.find("transactional-id");
+    auto group = c.args.find("group");
+    if ((txn == c.args.end()) == (group == c.args.end()))
+      return absl::InvalidArgumentError(
+          "kill-coordinator needs one of transactional-id= or group=");
+    const bool is_group = group != c.args.end();
+    const std::string key = is_group ? group->second : txn->second;
+    c.args.erase(is_group ? group : txn);
+    if (absl::Status s = NoneLeft(c); !s.ok()) return s;
+    absl::StatusOr<int32_t> killed = cluster.KillCoordinator(
+        is_group ? CoordinatorKey::kGroup : CoordinatorKey::kTransaction, key);
+    if (!killed.ok()) return killed.status();
+    return absl::StrCat("node=", *killed);
+  }
   if (verb == "replication-latency") {
     absl::StatusOr<std::optional<int64_t>> ms = TakeInt(c, "ms");
     if (!ms.ok()) return ms.status();
@@ -195,7 +213,8 @@ std::string RunClusterAdminCommand(Cluster& cluster, std::string_view line) {
 }
 
 std::string ClusterAdminHelp() {
-  return "cluster commands: kill node= | restart [node=] "
+  return "cluster commands: kill node= | kill-coordinator "
+         "transactional-id=|group= | restart [node=] "
          "[mode=clean|crash|power-loss] | isolate node= | heal node= | "
          "pause-replication node= | resume-replication node= | "
          "replication-latency node= ms= | create-topic name= [partitions=1] "

@@ -18,6 +18,7 @@
 #include "cluster/appender.h"
 #include "cluster/broker_state.h"
 #include "cluster/cluster_membership.h"
+#include "cluster/coordinator_placement.h"
 #include "controller/controller.h"
 #include "group/group_coordinator.h"
 #include "handlers/dispatch.h"
@@ -52,6 +53,7 @@ class BrokerImpl {
         [this](int32_t ms) {
           Post([this, ms] { server_->RefuseConnectionsFor(ms); });
         },
+        [this](std::function<void()> fn) { Post(std::move(fn)); },
     });
   }
 
@@ -130,6 +132,9 @@ class BrokerImpl {
     server_.reset();
     state_.reset();
     io_.reset();
+    // What the loop held for a fault goes as a crash would lose it (its
+    // connections are gone, so nothing is answered).
+    faults_.DropHeldMarkers();
     return absl::OkStatus();
   }
 
@@ -535,6 +540,25 @@ bool Broker::running() const { return impl_->running_; }
 absl::Status Broker::Kill() { return impl_->Kill(); }
 
 absl::Status Broker::PauseReplication() { return impl_->PauseReplication(); }
+
+absl::StatusOr<int32_t> Broker::CoordinatorOf(CoordinatorKey kind,
+                                              std::string_view key) {
+  const std::string owned(key);
+  // On the loop: the answer is this broker's, as FindCoordinator gives it.
+  // `kind` is not needed while both kinds hash the same way onto the brokers
+  // (cluster/coordinator_placement.h).
+  (void)kind;
+  return impl_->RunOnLoop([&]() -> absl::StatusOr<int32_t> {
+    const CoordinatorAddress a = FindCoordinatorOf(*impl_->state_, owned);
+    if (a.node_id < 1)
+      return absl::UnavailableError(
+          absl::StrCat("no broker coordinates '", owned, "'"));
+    if (a.fenced)
+      return absl::UnavailableError(absl::StrCat(
+          "broker ", a.node_id, " coordinates '", owned, "' and is down"));
+    return a.node_id;
+  });
+}
 
 absl::Status Broker::SetIsolated(bool isolated) {
   return impl_->SetIsolated(isolated);

@@ -129,6 +129,29 @@ absl::Status Cluster::Kill(int32_t node_id) {
   return (*b)->Kill();
 }
 
+absl::StatusOr<int32_t> Cluster::KillCoordinator(CoordinatorKey kind,
+                                                 std::string_view key) {
+  // Any running broker answers as FindCoordinator does on it.
+  for (const auto& b : brokers_) {
+    if (!b->running()) continue;
+    absl::StatusOr<int32_t> node = b->CoordinatorOf(kind, key);
+    // Stopped meanwhile: ask another.
+    if (absl::IsFailedPrecondition(node.status())) continue;
+    if (!node.ok()) return node.status();
+    absl::StatusOr<Broker*> coordinator = Find(*node);
+    if (!coordinator.ok()) return coordinator.status();
+    (*coordinator)
+        ->faults()
+        .Record(absl::StrCat(
+            "killing the coordinator of ",
+            kind == CoordinatorKey::kGroup ? "group '" : "transactional id '",
+            std::string(key), "'"));
+    if (absl::Status s = (*coordinator)->Kill(); !s.ok()) return s;
+    return *node;
+  }
+  return absl::UnavailableError("no broker of the cluster is running");
+}
+
 absl::Status Cluster::Restart(int32_t node_id, Broker::RestartMode mode) {
   absl::StatusOr<Broker*> b = Find(node_id);
   if (!b.ok()) return b.status();

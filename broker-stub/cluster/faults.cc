@@ -137,15 +137,78 @@ bool Faults::TakeHoldTransactionMarkers() {
   return true;
 }
 
+void Faults::HoldMarkers() {
+  Record(
+      "armed: hold every WriteTxnMarkers request, neither applied nor "
+      "answered, until released");
+  std::lock_guard<std::mutex> lock(mu_);
+  holding_marker_requests_ = true;
+}
+
+void Faults::ReleaseMarkers() {
+  std::vector<std::function<void()>> held;
+  std::function<void(std::function<void()>)> run_on_loop;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!holding_marker_requests_ && held_marker_requests_.empty()) return;
+    holding_marker_requests_ = false;
+    held.swap(held_marker_requests_);
+    run_on_loop = hooks_.run_on_loop;
+  }
+  Record(absl::StrCat("markers released: ", held.size(),
+                      " held WriteTxnMarkers request(s) handled now"));
+  if (held.empty() || !run_on_loop) return;
+  // One task, so that the requests are handled in the order they came.
+  run_on_loop([held = std::move(held)] {
+    for (const std::function<void()>& handle : held) handle();
+  });
+}
+
+int Faults::held_marker_requests() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(held_marker_requests_.size());
+}
+
+bool Faults::holding_markers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return holding_marker_requests_;
+}
+
+bool Faults::HoldMarkerRequest(std::function<void()>& handle) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!holding_marker_requests_) return false;
+    held_marker_requests_.push_back(std::move(handle));
+  }
+  RecordInjected("held_marker_request",
+                 "holding a WriteTxnMarkers request: neither applied nor "
+                 "answered");
+  return true;
+}
+
+void Faults::DropHeldMarkers() {
+  std::vector<std::function<void()>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    dropped.swap(held_marker_requests_);
+  }
+  if (dropped.empty()) return;
+  Record(absl::StrCat("the broker stopped: ", dropped.size(),
+                      " held WriteTxnMarkers request(s) dropped unapplied"));
+}
+
 void Faults::Clear() {
   Record("cleared every pending fault");
-  std::lock_guard<std::mutex> lock(mu_);
-  errors_.clear();
-  drops_.clear();
-  latencies_.clear();
-  hold_markers_ = 0;
-  replication_paused_ = false;
-  replication_latency_ms_ = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    errors_.clear();
+    drops_.clear();
+    latencies_.clear();
+    hold_markers_ = 0;
+    replication_paused_ = false;
+    replication_latency_ms_ = 0;
+  }
+  ReleaseMarkers();
 }
 
 void Faults::PauseReplication() {

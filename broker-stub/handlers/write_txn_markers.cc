@@ -8,7 +8,12 @@
 // (acks=all, as Kafka appends markers). A marker on __consumer_offsets-N (a
 // cluster's coordinator ending a transaction that committed a group's offsets)
 // completes the pending offsets of that producer in the groups of partition N.
+//
+// Faults::HoldMarkers keeps every request here, neither applied nor answered,
+// until Faults::ReleaseMarkers handles it as it would have been (or a stop of
+// the broker drops it).
 #include <array>
+#include <functional>
 #include <memory>
 
 #include "cluster/appender.h"
@@ -87,6 +92,26 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
                            protocol::WriteTxnMarkersRequest& request,
                            Responder r) {
   using protocol::ErrorCode;
+  if (b.faults().holding_markers()) {
+    // Held: kept as it is, to be handled at the release, on this loop. A
+    // stop of the broker drops what the faults hold (BrokerImpl::Stop), so a
+    // held request never runs against a later `b`.
+    struct Held {
+      protocol::RequestHeader header;
+      protocol::WriteTxnMarkersRequest request;
+      Responder responder;
+    };
+    auto held =
+        std::make_shared<Held>(Held{h, std::move(request), std::move(r)});
+    std::function<void()> handle = [&b, held] {
+      HandleWriteTxnMarkers(b, held->header, held->request,
+                            std::move(held->responder));
+    };
+    if (b.faults().HoldMarkerRequest(handle)) return;
+    // Released meanwhile: handled now.
+    request = std::move(held->request);
+    r = std::move(held->responder);
+  }
   protocol::WriteTxnMarkersResponse response;
   // Markers on partitions with followers, answered once replicated.
   std::vector<DelayedProduce::Wait> waits;

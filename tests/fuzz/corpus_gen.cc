@@ -316,6 +316,8 @@ void AdminSeeds() {
       "drop-produce-responses-keep-open count=2 one-in=3 topic=a",
       "latency ms=1 api=Fetch",
       "hold-txn-markers count=1",
+      "hold-markers",
+      "release-markers",
       "down ms=1",
       "close-connections",
       "history",
@@ -330,6 +332,8 @@ void AdminSeeds() {
   Write("admin_command_fuzz", "script",
         "create-topic name=b\nfail-requests api=3 error=UNKNOWN_SERVER_ERROR "
         "count=-1\nhistory\nclear\noffsets topic=b");
+  Write("admin_command_fuzz", "held-markers",
+        "hold-markers\nrelease-markers\nhistory");
 }
 
 std::string ReadFile(const fs::path& path) {

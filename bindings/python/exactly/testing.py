@@ -283,6 +283,20 @@ class Faults:
         writing the markers: as if it crashed there, until restart()."""
         self._native.hold_transaction_markers(count, node)
 
+    def hold_markers(self, node: Optional[int] = None) -> None:
+        """Broker `node` (None: every running broker) keeps every
+        WriteTxnMarkers request it receives, neither applied nor answered,
+        until release_markers(): a committed transaction's marker held on a
+        partition leader, so read_committed readers wait. Killing that broker
+        drops what it holds; the coordinator then sends the markers to the
+        partition's new leader. clear() releases too."""
+        self._native.hold_markers(node)
+
+    def release_markers(self, node: Optional[int] = None) -> None:
+        """Ends hold_markers(node): the held requests are handled now, in
+        the order they came."""
+        self._native.release_markers(node)
+
     def restart(self, mode: str = "crash", *,
                 node: Optional[int] = None) -> None:
         """Restarts the broker: "clean", "crash" (no shutdown work) or
@@ -297,6 +311,13 @@ class Faults:
         controller fences it at once, so its leaderships move to another
         in-sync replica. restart(node=...) starts it again."""
         self._native.kill(node)
+
+    def kill_coordinator(self, transactional_id: Optional[str] = None,
+                         group: Optional[str] = None) -> int:
+        """Kills (as kill) the broker coordinating `transactional_id` or
+        `group` (one of them) now, as FindCoordinator names it, and returns
+        its node id."""
+        return int(self._native.kill_coordinator(transactional_id, group))
 
     def isolate(self, node: int) -> None:
         """Cuts broker `node` off, both ways: its client and peer

@@ -382,6 +382,12 @@ class PyBroker {
   void HoldTransactionMarkers(int count, std::optional<int32_t> node) {
     for (Broker* b : Targets(node)) b->faults().HoldTransactionMarkers(count);
   }
+  void HoldMarkers(std::optional<int32_t> node) {
+    for (Broker* b : Targets(node)) b->faults().HoldMarkers();
+  }
+  void ReleaseMarkers(std::optional<int32_t> node) {
+    for (Broker* b : Targets(node)) b->faults().ReleaseMarkers();
+  }
   void ClearFaults(std::optional<int32_t> node) {
     for (Broker* b : Targets(node)) b->faults().Clear();
   }
@@ -399,6 +405,22 @@ class PyBroker {
 
   // ---- A cluster's per-broker faults ----
   void Kill(int32_t node) { OnNode("kill", &Cluster::Kill, node); }
+  // The node id killed: the coordinator of the group or transactional id.
+  int32_t KillCoordinator(std::optional<std::string> transactional_id,
+                          std::optional<std::string> group) {
+    if (transactional_id.has_value() == group.has_value())
+      throw py::value_error(
+          "kill_coordinator takes one of transactional_id= or group=");
+    Cluster& c = RunningCluster("kill_coordinator");
+    absl::StatusOr<int32_t> killed;
+    {
+      py::gil_scoped_release release;
+      killed = group ? c.KillCoordinator(broker::CoordinatorKey::kGroup, *group)
+                     : c.KillCoordinator(broker::CoordinatorKey::kTransaction,
+                                         *transactional_id);
+    }
+    return Take(std::move(killed));
+  }
   void Isolate(int32_t node) { OnNode("isolate", &Cluster::Isolate, node); }
   void Heal(int32_t node) { OnNode("heal", &Cluster::Heal, node); }
   void PauseReplication(int32_t node) {
@@ -537,9 +559,13 @@ void RegisterBroker(py::module_& m) {
       .def("broker_down", &PyBroker::BrokerDown, py::arg("duration_ms"), node)
       .def("hold_transaction_markers", &PyBroker::HoldTransactionMarkers,
            py::arg("count"), node)
+      .def("hold_markers", &PyBroker::HoldMarkers, node)
+      .def("release_markers", &PyBroker::ReleaseMarkers, node)
       .def("clear_faults", &PyBroker::ClearFaults, node)
       .def("fault_history", &PyBroker::History, node)
       .def("kill", &PyBroker::Kill, py::arg("node"))
+      .def("kill_coordinator", &PyBroker::KillCoordinator,
+           py::arg("transactional_id"), py::arg("group"))
       .def("isolate", &PyBroker::Isolate, py::arg("node"))
       .def("heal", &PyBroker::Heal, py::arg("node"))
       .def("pause_replication", &PyBroker::PauseReplication, py::arg("node"))

@@ -147,6 +147,10 @@ struct PartitionOffsets {
   int64_t log_end_offset = 0;
 };
 
+// What a coordinator coordinates: a consumer group or a transactional id
+// (FindCoordinator's key_type, 0 and 1).
+enum class CoordinatorKey { kGroup = 0, kTransaction = 1 };
+
 // One producer a partition knows (what DescribeProducers answers, KIP-664).
 struct ActiveProducer {
   int64_t producer_id = -1;
@@ -259,6 +263,12 @@ class Broker {
   absl::Status SetIsolated(bool isolated);
   // Faults::PauseReplication, and the fetches in flight dropped.
   absl::Status PauseReplication();
+  // For Cluster::KillCoordinator: the node id this broker names as the
+  // coordinator of `key`, as its FindCoordinator would; Unavailable when that
+  // broker is fenced or none is known, FailedPrecondition when this one is
+  // not running.
+  absl::StatusOr<int32_t> CoordinatorOf(CoordinatorKey kind,
+                                        std::string_view key);
   // What the metrics endpoint shows of this broker now (any thread).
   BrokerSample SampleMetrics() const;
   explicit Broker(std::unique_ptr<BrokerImpl> impl);

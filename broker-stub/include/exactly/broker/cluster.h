@@ -86,6 +86,11 @@ class Cluster {
   // committed that was not already. The controller fences it at once, so its
   // leaderships move to another in-sync replica. Restart() starts it again.
   absl::Status Kill(int32_t node_id);
+  // Kills (as Kill) the broker that coordinates the group or transactional
+  // id `key` now, as a running broker's FindCoordinator names it, and returns
+  // its node id. Unavailable when no broker runs or the coordinator is down.
+  absl::StatusOr<int32_t> KillCoordinator(CoordinatorKey kind,
+                                          std::string_view key);
   // Restarts broker `node_id` on its port and data dir (see
   // Broker::RestartMode: kPowerLoss drops what it had not fsynced), or starts
   // it again after Kill() or Stop(). It registers with the controller again

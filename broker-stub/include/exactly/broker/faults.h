@@ -71,7 +71,20 @@ class Faults {
   // (0 removes the delay), as a slow link to its leaders would.
   void SetReplicationLatency(int32_t latency_ms);
 
-  // Removes every fault still pending.
+  // Cluster mode, on a partition leader: this broker keeps every
+  // WriteTxnMarkers request it receives, neither applied nor answered (the
+  // coordinator waits for the answer, and the partition's last stable offset
+  // stays before the transaction), until ReleaseMarkers(), which handles the
+  // held requests in the order they came. A stop or kill of the broker drops
+  // them unapplied, as a crash would, and the coordinator sends the markers
+  // again to the partition's new leader. The hold itself stays across a
+  // restart, as other faults do; Clear() releases.
+  void HoldMarkers();
+  void ReleaseMarkers();
+  // The WriteTxnMarkers requests held now.
+  int held_marker_requests() const;
+
+  // Removes every fault still pending (held markers are released).
   void Clear();
 
   // Every fault injected so far, oldest first, as logged.
@@ -86,6 +99,8 @@ class Faults {
   struct Hooks {
     std::function<void()> close_all_connections;
     std::function<void(int32_t)> refuse_connections_for_ms;
+    // Runs a task on the broker's event loop (nothing when it is stopped).
+    std::function<void(std::function<void()>)> run_on_loop;
   };
   void SetHooks(Hooks hooks);
   // The injected error for one matching request/partition, consuming it.
@@ -97,6 +112,13 @@ class Faults {
   ResponseDrop TakeDropProduceResponse(const std::vector<std::string>& topics);
   int32_t LatencyFor(int16_t api_key) const;
   bool TakeHoldTransactionMarkers();
+  // Keeps `handle` (the handling of one WriteTxnMarkers request) while markers
+  // are held (HoldMarkers), to run on the loop at ReleaseMarkers(); false,
+  // and `handle` untouched, when they are not.
+  bool HoldMarkerRequest(std::function<void()>& handle);
+  bool holding_markers() const;
+  // The broker stopped: the held requests are dropped unanswered.
+  void DropHeldMarkers();
   bool replication_paused() const;
   int32_t replication_latency_ms() const;
   // Cluster mode: the broker is cut off from clients and the other brokers
@@ -130,6 +152,8 @@ class Faults {
   std::vector<DropRule> drops_;
   std::vector<LatencyRule> latencies_;
   int hold_markers_ = 0;
+  bool holding_marker_requests_ = false;
+  std::vector<std::function<void()>> held_marker_requests_;
   bool replication_paused_ = false;
   int32_t replication_latency_ms_ = 0;
   bool isolated_ = false;
