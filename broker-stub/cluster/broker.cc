@@ -545,11 +545,12 @@ absl::StatusOr<int32_t> Broker::CoordinatorOf(CoordinatorKey kind,
                                               std::string_view key) {
   const std::string owned(key);
   // On the loop: the answer is this broker's, as FindCoordinator gives it.
-  // `kind` is not needed while both kinds hash the same way onto the brokers
-  // (cluster/coordinator_placement.h).
-  (void)kind;
   return impl_->RunOnLoop([&]() -> absl::StatusOr<int32_t> {
-    const CoordinatorAddress a = FindCoordinatorOf(*impl_->state_, owned);
+    const CoordinatorAddress a = FindCoordinatorOf(
+        *impl_->state_,
+        kind == CoordinatorKey::kGroup ? CoordinatorKind::kGroup
+                                       : CoordinatorKind::kTransaction,
+        owned);
     if (a.node_id < 1)
       return absl::UnavailableError(
           absl::StrCat("no broker coordinates '", owned, "'"));
