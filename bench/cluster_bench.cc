@@ -426,20 +426,28 @@ broker::Broker& LeaderOf(const Started& s, const std::string& topic, int p) {
 }
 
 // The records committed on `topic` by `commits` transactions that each
-// spanned every partition, from the leaders' last stable offsets: each
-// commit wrote one marker per partition. Dies when an open transaction is
-// left (LSO < HW).
+// spanned every partition: the leaders' last stable offsets, once they reach
+// the log ends (commit_transaction returns once the commit is decided, as
+// Kafka's EndTxn; a marker may still be on its way to the high watermark),
+// minus one marker per partition per commit. Dies when they do not within
+// 10 s (a transaction left open, or replication stuck).
 int64_t CommittedRecords(const Started& s, const std::string& topic,
                          int64_t commits) {
-  int64_t stable = 0;
-  for (int p = 0; p < kPartitions; ++p) {
-    auto o = LeaderOf(s, topic, p).Offsets(topic, p);
-    if (!o.ok()) Die("offsets");
-    if (o->last_stable_offset != o->high_watermark)
-      Die("transactional run: LSO below the high watermark after the commit");
-    stable += o->last_stable_offset;
+  Stopwatch wait;
+  for (;;) {
+    int64_t stable = 0;
+    bool settled = true;
+    for (int p = 0; p < kPartitions; ++p) {
+      auto o = LeaderOf(s, topic, p).Offsets(topic, p);
+      if (!o.ok()) Die("offsets");
+      settled = settled && o->last_stable_offset == o->log_end_offset;
+      stable += o->last_stable_offset;
+    }
+    if (settled) return stable - commits * kPartitions;
+    if (wait.Seconds() > 10)
+      Die("transactional run: LSO below the log end 10 s after the commit");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  return stable - commits * kPartitions;
 }
 
 void RunTxn(TxnTarget& t, double seconds, int commit_ms,
