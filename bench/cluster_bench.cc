@@ -1,9 +1,15 @@
-// Cluster mode (issue 19, "Speed") against the single bundled broker, in the
-// same process, with the same client code: librdkafka, 100-byte records.
+// Cluster mode (issues 19 and 20, "Speed") against the single bundled broker,
+// in the same process, with the same client code: librdkafka, 100-byte
+// records.
 //
 //   cluster_bench [--records N=1000000] [--rounds R=5] [--data-dir DIR]
 //                 [--start-runs S=9] [--failover-runs F=7]
+//                 [--txn-seconds T=5] [--txn-rounds TR=5]
+//                 [--coordinator-failover-runs CF=5]
 //                 [--debug CONTEXTS] 2>/dev/null
+//
+// A section with 0 runs or rounds is skipped (e.g. --rounds 0 --start-runs 0
+// --failover-runs 0 runs sections 4 and 5 only).
 //
 // 1. Throughput, 3 partitions, raw librdkafka (raw_producer.h). Each round
 //    starts four fresh targets, in an order that rotates from round to round,
@@ -32,6 +38,20 @@
 //    each, and what dominates. --debug sets librdkafka's `debug` in those
 //    producers (its log on stderr, stamped with wall-clock seconds; each run
 //    prints the wall-clock time of its Stop()), to see where the time goes.
+// 4. Transactional throughput (issue 20): a raw librdkafka transactional
+//    producer (txn_loop.h, as txn_bench) committing every 100 ms for T
+//    seconds, against the single broker and a 3-broker Cluster with the topic
+//    at RF=3 and min.insync.replicas=2, fresh targets, TR rounds in rotating
+//    order. Counted: the records committed, from the leaders' last stable
+//    offsets after the run (minus one marker per partition per commit).
+//    Target: cluster >= 0.5x single (median of the per-round ratios).
+// 5. Transaction coordinator failover (issue 20, printed only): on a fresh
+//    3-broker cluster per run, small transactions committed every 100 ms; the
+//    transactional id's coordinator (the leader of its __transaction_state
+//    partition) is killed (Cluster::Kill). Measured: from the Kill() call to
+//    the success of the first commit_transaction called after it, and how
+//    much of that is the commit call itself; CF runs, median and max. --debug
+//    (e.g. eos,protocol) applies to this producer too.
 #include <librdkafka/rdkafka.h>
 
 #include <atomic>
@@ -48,6 +68,8 @@
 
 #include "bench/bench_util.h"
 #include "bench/raw_producer.h"
+#include "bench/txn_loop.h"
+#include "cluster/coordinator_placement.h"
 #include "exactly/broker/broker.h"
 #include "exactly/broker/cluster.h"
 
@@ -64,6 +86,7 @@ struct Started {
   std::string bootstrap;
   std::shared_ptr<broker::Cluster> cluster;  // null for the single broker
   std::function<void()> stop;
+  std::shared_ptr<broker::Broker> single;  // null for a cluster
 };
 
 Started StartSingle(const std::string& data_dir, const std::string& topic,
@@ -75,20 +98,21 @@ Started StartSingle(const std::string& data_dir, const std::string& topic,
   std::shared_ptr<broker::Broker> broker(std::move(*b));
   if (!broker->CreateTopic(topic, partitions).ok()) Die("create topic");
   return {broker->bootstrap_servers(), nullptr,
-          [broker] { (void)broker->Stop(); }};
+          [broker] { (void)broker->Stop(); }, broker};
 }
 
 Started StartCluster(const std::string& data_dir, const std::string& topic,
-                     int partitions) {
+                     int partitions, const Properties& topic_configs = {}) {
   broker::ClusterOptions options;
   options.brokers = 3;
   options.broker.data_dir = data_dir;
   auto c = broker::Cluster::Start(options);
   if (!c.ok()) Die("cluster: " + std::string(c.status().message()));
   std::shared_ptr<broker::Cluster> cluster(std::move(*c));
-  if (!cluster->CreateTopic(topic, partitions, 3).ok()) Die("create topic");
+  if (!cluster->CreateTopic(topic, partitions, 3, topic_configs).ok())
+    Die("create topic");
   return {cluster->bootstrap_servers(), cluster,
-          [cluster] { (void)cluster->Stop(); }};
+          [cluster] { (void)cluster->Stop(); }, nullptr};
 }
 
 // ---- 1. Throughput ----
@@ -385,6 +409,276 @@ void FailoverSection(int runs, const std::string& debug) {
       "broker avoids it.\n");
 }
 
+// ---- 4. Transactional throughput ----
+
+struct TxnTarget {
+  std::string name;
+  bool cluster;
+  std::vector<double> rates, commits_per_s, commit_ms, cpu_us;
+};
+
+// The broker leading `topic`'s partition `p`.
+broker::Broker& LeaderOf(const Started& s, const std::string& topic, int p) {
+  if (s.single != nullptr) return *s.single;
+  auto placement = s.cluster->DescribePartition(topic, p);
+  if (!placement.ok() || placement->leader < 0) Die("no leader for " + topic);
+  return s.cluster->broker(placement->leader);
+}
+
+// The records committed on `topic` by `commits` transactions that each
+// spanned every partition: the leaders' last stable offsets, once they reach
+// the log ends (commit_transaction returns once the commit is decided, as
+// Kafka's EndTxn; a marker may still be on its way to the high watermark),
+// minus one marker per partition per commit. Dies when they do not within
+// 10 s (a transaction left open, or replication stuck).
+int64_t CommittedRecords(const Started& s, const std::string& topic,
+                         int64_t commits) {
+  Stopwatch wait;
+  for (;;) {
+    int64_t stable = 0;
+    bool settled = true;
+    for (int p = 0; p < kPartitions; ++p) {
+      auto o = LeaderOf(s, topic, p).Offsets(topic, p);
+      if (!o.ok()) Die("offsets");
+      settled = settled && o->last_stable_offset == o->log_end_offset;
+      stable += o->last_stable_offset;
+    }
+    if (settled) return stable - commits * kPartitions;
+    if (wait.Seconds() > 10)
+      Die("transactional run: LSO below the log end 10 s after the commit");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void RunTxn(TxnTarget& t, double seconds, int commit_ms,
+            const std::string& txn_id) {
+  // The cluster's topic as issue 20 asks: RF=3, min.insync.replicas=2.
+  Started s = t.cluster ? StartCluster("", "txn", kPartitions,
+                                       {{"min.insync.replicas", "2"}})
+                        : StartSingle("", "txn", kPartitions);
+  RdKafka p = TxnBenchProducer(s.bootstrap, txn_id);
+  const CommitLoopResult r = CommitEvery(p.get(), "txn", kPartitions,
+                                         kValueBytes, seconds, commit_ms, true);
+  p.reset();
+  const int64_t committed = CommittedRecords(s, "txn", r.commits);
+  if (committed != r.records) {
+    std::printf(
+        "WARNING: %s: %lld records committed by the LSOs, %lld sent in "
+        "committed transactions\n",
+        t.name.c_str(), static_cast<long long>(committed),
+        static_cast<long long>(r.records));
+  }
+  t.rates.push_back(static_cast<double>(committed) / r.seconds);
+  t.commits_per_s.push_back(static_cast<double>(r.commits) / r.seconds);
+  t.commit_ms.push_back(r.commit_ms);
+  t.cpu_us.push_back(r.cpu_us_per_record);
+  s.stop();
+}
+
+void TxnSection(double seconds, int rounds, Verdict& v) {
+  constexpr int kCommitMs = 100;
+  std::vector<TxnTarget> targets = {
+      {"single, transactional", false, {}, {}, {}, {}},
+      {"cluster RF=3 min.insync=2, transactional", true, {}, {}, {}, {}},
+  };
+  std::printf(
+      "\ntransactional throughput: librdkafka transactional producer, commit "
+      "every %d ms, %.0f s per run, committed records only (partitions' "
+      "LSOs), median of %d interleaved rounds\n",
+      kCommitMs, seconds, rounds);
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t k = 0; k < targets.size(); ++k) {
+      const size_t i = (k + static_cast<size_t>(r)) % targets.size();
+      RunTxn(
+          targets[i], seconds, kCommitMs,
+          "cluster-bench-txn-" + std::to_string(r) + "-" + std::to_string(i));
+    }
+    std::printf("round %d, committed rec/s (commits/s):", r + 1);
+    for (const TxnTarget& t : targets)
+      std::printf(" %s %.0f (%.1f)%s", t.name.c_str(), t.rates.back(),
+                  t.commits_per_s.back(), &t == &targets.back() ? "\n" : ";");
+    std::fflush(stdout);
+  }
+  std::printf("\n%-44s %10s %10s %12s %14s\n", "target (median)", "rec/s",
+              "commits/s", "commit ms", "CPU us/record");
+  for (const TxnTarget& t : targets)
+    std::printf("%-44s %10.0f %10.1f %12.1f %14.2f\n", t.name.c_str(),
+                Median(t.rates), Median(t.commits_per_s), Median(t.commit_ms),
+                Median(t.cpu_us));
+  const double ratio = MedianOfRatios(targets[1].rates, targets[0].rates);
+  std::printf(
+      "cluster / single, transactional (median of per-round ratios): "
+      "%.2fx\n",
+      ratio);
+  v.Check("cluster transactions >= 0.5x single", ratio, 0.5);
+}
+
+// ---- 5. Transaction coordinator failover ----
+
+// What the committing thread reports; times from NowNs().
+struct CommitProbe {
+  std::atomic<int64_t> kill_ns{INT64_MAX};
+  // The first commit whose commit_transaction call began after kill_ns: that
+  // call's start, and its success.
+  std::atomic<int64_t> call_ns{0}, committed_ns{0};
+  std::atomic<int64_t> commits{0}, aborts{0}, retries{0};
+  std::atomic<bool> done{false};
+};
+
+// Small transactions, one record per partition, committed every
+// `commit_ms`; a retriable commit error retries the commit, one that needs an
+// abort aborts the transaction (both counted), a fatal one ends the bench.
+void CommitSmallTransactions(rd_kafka_t* p, const std::string& topic,
+                             int commit_ms, CommitProbe& probe) {
+  const std::string value(kValueBytes, 'c');
+  while (!probe.done.load()) {
+    const int64_t slice_start = NowNs();
+    DieOn(rd_kafka_begin_transaction(p), "begin_transaction");
+    for (int partition = 0; partition < kPartitions; ++partition) {
+      // A failed send makes the transaction abortable: the commit says so.
+      (void)rd_kafka_producev(
+          p, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+    }
+    std::this_thread::sleep_until(std::chrono::steady_clock::time_point(
+                                      std::chrono::nanoseconds(slice_start)) +
+                                  std::chrono::milliseconds(commit_ms));
+    const int64_t call_ns = NowNs();
+    for (;;) {
+      rd_kafka_error_t* e = rd_kafka_commit_transaction(p, 30000);
+      if (e == nullptr) {
+        probe.commits.fetch_add(1);
+        if (call_ns >= probe.kill_ns.load() && probe.committed_ns.load() == 0) {
+          probe.call_ns.store(call_ns);
+          probe.committed_ns.store(NowNs());
+        }
+        break;
+      }
+      if (rd_kafka_error_is_fatal(e)) DieOn(e, "commit_transaction (fatal)");
+      if (rd_kafka_error_txn_requires_abort(e)) {
+        rd_kafka_error_destroy(e);
+        probe.aborts.fetch_add(1);
+        for (;;) {
+          rd_kafka_error_t* a = rd_kafka_abort_transaction(p, 30000);
+          if (a == nullptr) break;
+          if (!rd_kafka_error_is_retriable(a)) DieOn(a, "abort_transaction");
+          rd_kafka_error_destroy(a);
+        }
+        break;
+      }
+      if (!rd_kafka_error_is_retriable(e)) DieOn(e, "commit_transaction");
+      rd_kafka_error_destroy(e);
+      probe.retries.fetch_add(1);
+    }
+  }
+}
+
+struct CoordinatorFailoverRun {
+  int32_t state_partition = -1, coordinator = -1, new_coordinator = -1;
+  double kill_ms = 0;    // the Kill() call itself
+  double call_ms = 0;    // from Kill() to that commit_transaction call
+  double first_ms = -1;  // from Kill() to its success; -1: none within 60 s
+  int64_t aborts = 0, retries = 0;
+  double kill_unix_s = 0;  // wall clock, to match librdkafka's debug log
+};
+
+CoordinatorFailoverRun CoordinatorFailover(int run, const std::string& debug) {
+  constexpr int kCommitMs = 100;
+  Started s = StartCluster("", "txn-failover", kPartitions,
+                           {{"min.insync.replicas", "2"}});
+  const std::string txn_id = "cluster-bench-failover-" + std::to_string(run);
+  Properties client;
+  if (!debug.empty()) client["debug"] = debug;
+  RdKafka p = TxnBenchProducer(s.bootstrap, txn_id, client);
+  CommitProbe probe;
+  std::thread committer([&] {
+    CommitSmallTransactions(p.get(), "txn-failover", kCommitMs, probe);
+  });
+  // Steady state first: 5 commits.
+  Stopwatch warm_up;
+  while (probe.commits.load() < 5 && warm_up.Seconds() < 30)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (probe.commits.load() < 5) Die("coordinator failover: no steady state");
+  CoordinatorFailoverRun r;
+  // The coordinator: the leader of the id's __transaction_state partition
+  // (Kafka's partitionFor), which is what FindCoordinator answers.
+  r.state_partition = broker::CoordinatorPartition(txn_id);
+  auto before =
+      s.cluster->DescribePartition("__transaction_state", r.state_partition);
+  if (!before.ok() || before->leader < 0) Die("no transaction coordinator");
+  r.coordinator = before->leader;
+  r.kill_unix_s = std::chrono::duration<double>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  const int64_t kill_ns = NowNs();
+  probe.kill_ns.store(kill_ns);
+  if (!s.cluster->Kill(r.coordinator).ok()) Die("kill");
+  r.kill_ms = static_cast<double>(NowNs() - kill_ns) / 1e6;
+  auto after =
+      s.cluster->DescribePartition("__transaction_state", r.state_partition);
+  if (after.ok()) r.new_coordinator = after->leader;
+  Stopwatch wait;
+  while (probe.committed_ns.load() == 0 && wait.Seconds() < 60)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  if (probe.committed_ns.load() != 0) {
+    r.call_ms = static_cast<double>(probe.call_ns.load() - kill_ns) / 1e6;
+    r.first_ms = static_cast<double>(probe.committed_ns.load() - kill_ns) / 1e6;
+  }
+  probe.done.store(true);
+  committer.join();
+  r.aborts = probe.aborts.load();
+  r.retries = probe.retries.load();
+  p.reset();
+  s.stop();
+  return r;
+}
+
+void CoordinatorFailoverSection(int runs, const std::string& debug) {
+  std::printf(
+      "\ntransaction coordinator failover: small transactions (one record "
+      "per partition, RF=3 min.insync=2) committed every 100 ms; Kill() of "
+      "the transactional id's coordinator to the first successful "
+      "commit_transaction called after it (%d runs, a fresh cluster each):\n",
+      runs);
+  std::vector<double> first_ms, commit_ms;
+  for (int r = 0; r < runs; ++r) {
+    const CoordinatorFailoverRun f = CoordinatorFailover(r, debug);
+    // A run with no commit counts as the 60 s it waited.
+    first_ms.push_back(f.first_ms < 0 ? 60000 : f.first_ms);
+    if (f.first_ms >= 0) commit_ms.push_back(f.first_ms - f.call_ms);
+    std::printf(
+        "  run %d: __transaction_state-%d coordinator %d -> %d, Kill() %.1f "
+        "ms, first commit %.1f ms (its call began at %.1f ms); %lld "
+        "commit retries, %lld aborts",
+        r + 1, f.state_partition, f.coordinator, f.new_coordinator, f.kill_ms,
+        f.first_ms, f.call_ms, static_cast<long long>(f.retries),
+        static_cast<long long>(f.aborts));
+    if (f.first_ms < 0) std::printf(" (none within 60 s)");
+    if (!debug.empty()) std::printf(" (killed at %.3f)", f.kill_unix_s);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  std::printf(
+      "coordinator failover to first commit: median %.1f ms, max %.1f ms; "
+      "inside that commit_transaction call: median %.1f ms, max %.1f ms\n",
+      Median(first_ms), Percentile(first_ms, 100), Median(commit_ms),
+      Percentile(commit_ms, 100));
+  std::printf(
+      "what dominates: Kill() (the election included) takes about a "
+      "millisecond and the kill lands just after a commit, so the next "
+      "commit call begins ~100 ms later. Then steps of 500 ms: librdkafka "
+      "2.0.2 looks for a new coordinator only when its one-shot 500 ms "
+      "coordinator query timer fires (started when the coordinator's "
+      "connection goes down; FindCoordinator then names the new one at "
+      "once), and in most runs the new coordinator holds the first "
+      "AddPartitionsToTxn another 500 ms or more: its write to the moved "
+      "__transaction_state partition waits for a follower whose replica "
+      "fetches take the partition up only after a parked fetch returns "
+      "(replica.fetch.wait.max.ms, 500 ms; see --debug eos,protocol). EndTxn "
+      "itself takes under a millisecond.\n");
+}
+
 }  // namespace
 }  // namespace exactly::bench
 
@@ -397,6 +691,10 @@ int main(int argc, char** argv) {
   const int start_runs = static_cast<int>(args.Int("--start-runs", 9));
   const int failover_runs = static_cast<int>(args.Int("--failover-runs", 7));
   const std::string debug = args.Str("--debug", "");
+  const double txn_seconds = static_cast<double>(args.Int("--txn-seconds", 5));
+  const int txn_rounds = static_cast<int>(args.Int("--txn-rounds", 5));
+  const int coordinator_runs =
+      static_cast<int>(args.Int("--coordinator-failover-runs", 5));
   std::printf(
       "cluster_bench: librdkafka %s, %zu-byte records, %d partitions, "
       "%lld records per run, median of %d rounds, %s\n",
@@ -409,5 +707,7 @@ int main(int argc, char** argv) {
   if (rounds > 0) ThroughputSection(n, rounds, data_root, v);
   if (start_runs > 0) StartSection(start_runs, v);
   if (failover_runs > 0) FailoverSection(failover_runs, debug);
+  if (txn_rounds > 0 && txn_seconds > 0) TxnSection(txn_seconds, txn_rounds, v);
+  if (coordinator_runs > 0) CoordinatorFailoverSection(coordinator_runs, debug);
   return v.Print();
 }

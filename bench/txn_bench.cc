@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/txn_loop.h"
 #include "exactly/broker/broker.h"
 
 namespace exactly::bench {
@@ -60,75 +61,40 @@ struct RunResult {
   double commit_ms = 0;
 };
 
-void DieOn(rd_kafka_error_t* e, const char* what) {
-  if (e == nullptr) return;
-  std::string why = std::string(what) + ": " + rd_kafka_error_string(e);
-  rd_kafka_error_destroy(e);
-  Die(why);
-}
-
-RdKafka Producer(const std::string& bootstrap, const std::string& txn_id) {
-  std::map<std::string, std::string> props = {{"bootstrap.servers", bootstrap},
-                                              {"enable.idempotence", "true"},
-                                              {"linger.ms", "5"}};
-  if (!txn_id.empty()) props["transactional.id"] = txn_id;
-  RdKafka p = NewClient(RD_KAFKA_PRODUCER, props);
-  if (!txn_id.empty()) {
-    DieOn(rd_kafka_init_transactions(p.get(), 30000), "init_transactions");
-  }
-  return p;
-}
-
 // Produces for `seconds` (the producer connected and, if transactional,
 // initialised beforehand, untimed).
 RunResult Run(const std::string& bootstrap, const std::string& topic, Mode mode,
               double seconds, int commit_ms, const std::string& txn_id) {
   const bool transactional = mode == Mode::kTransactional;
-  RdKafka p = Producer(bootstrap, transactional ? txn_id : "");
+  RdKafka p = TxnBenchProducer(bootstrap, transactional ? txn_id : "");
+  RunResult r;
+  if (mode != Mode::kIdempotent) {
+    const CommitLoopResult c =
+        CommitEvery(p.get(), topic, kPartitions, kValueBytes, seconds,
+                    commit_ms, transactional);
+    r.records_per_second = static_cast<double>(c.records) / c.seconds;
+    r.records = c.records;
+    r.commits = c.commits;
+    r.cpu_us_per_record = c.cpu_us_per_record;
+    r.commit_ms = c.commit_ms;
+    return r;
+  }
   std::string value(kValueBytes, 't');
   int64_t sent = 0;
-  RunResult r;
   Stopwatch total;
   const double cpu_start = ProcessCpuSeconds();
-  if (mode == Mode::kIdempotent) {
-    while (total.Seconds() < seconds) {
-      for (int i = 0; i < 1000; ++i) {
-        ProduceOrDie(p.get(), topic, static_cast<int32_t>(sent++ % kPartitions),
-                     value);
-      }
-      rd_kafka_poll(p.get(), 0);
+  while (total.Seconds() < seconds) {
+    for (int i = 0; i < 1000; ++i) {
+      ProduceOrDie(p.get(), topic, static_cast<int32_t>(sent++ % kPartitions),
+                   value);
     }
-    if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      Die("flush");
-    }
-    r.records = sent;
-  } else {
-    while (total.Seconds() < seconds) {
-      if (transactional) {
-        DieOn(rd_kafka_begin_transaction(p.get()), "begin_transaction");
-      }
-      Stopwatch slice;
-      while (slice.Seconds() * 1000 < commit_ms) {
-        for (int i = 0; i < 1000; ++i) {
-          ProduceOrDie(p.get(), topic,
-                       static_cast<int32_t>(sent++ % kPartitions), value);
-        }
-        rd_kafka_poll(p.get(), 0);
-      }
-      Stopwatch commit;
-      if (transactional) {
-        DieOn(rd_kafka_commit_transaction(p.get(), 60000),
-              "commit_transaction");
-      } else if (rd_kafka_flush(p.get(), 60000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        Die("flush");
-      }
-      r.commit_ms += commit.Seconds() * 1000;
-      ++r.commits;
-      r.records = sent;
-    }
+    rd_kafka_poll(p.get(), 0);
   }
+  if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    Die("flush");
+  }
+  r.records = sent;
   r.records_per_second = static_cast<double>(r.records) / total.Seconds();
-  if (r.commits > 0) r.commit_ms /= static_cast<double>(r.commits);
   r.cpu_us_per_record = (ProcessCpuSeconds() - cpu_start) * 1e6 /
                         static_cast<double>(std::max<int64_t>(r.records, 1));
   return r;
@@ -162,7 +128,7 @@ int64_t CountVisible(const std::string& bootstrap, const std::string& topic,
 // returns the records read_committed and read_uncommitted consumers see.
 std::pair<int64_t, int64_t> FilterCheck(const std::string& bootstrap,
                                         const std::string& topic, int64_t n) {
-  RdKafka p = Producer(bootstrap, "txn-bench-filter");
+  RdKafka p = TxnBenchProducer(bootstrap, "txn-bench-filter");
   std::string value(kValueBytes, 'f');
   for (bool commit : {false, true}) {
     DieOn(rd_kafka_begin_transaction(p.get()), "begin_transaction");
