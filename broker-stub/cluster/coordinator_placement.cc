@@ -17,12 +17,12 @@ bool IsInternalTopic(std::string_view topic) {
   return topic == kConsumerOffsetsTopic || topic == kTransactionStateTopic;
 }
 
-int32_t CoordinatorPartition(std::string_view key) {
+int32_t CoordinatorPartition(std::string_view key, int32_t partitions) {
   uint32_t hash = 0;  // Java int arithmetic wraps; unsigned does the same
   for (unsigned char c : key) hash = 31 * hash + c;
   const int32_t h = static_cast<int32_t>(hash);
   const int32_t abs = h == INT32_MIN ? 0 : (h < 0 ? -h : h);
-  return abs % kCoordinatorPartitions;
+  return abs % partitions;
 }
 
 const BrokerInfo* CoordinatorBrokerOf(const ClusterMetadata& m,

@@ -42,7 +42,10 @@ bool IsInternalTopic(std::string_view topic);
 
 // Kafka's partitionFor: Utils.abs(key.hashCode()) % 50, with Java's
 // String.hashCode over the key's bytes (the same as Kafka's for ASCII keys).
-int32_t CoordinatorPartition(std::string_view key);
+// `partitions` is the topic's partition count (Kafka's
+// transaction.state.log.num.partitions / offsets.topic.num.partitions).
+int32_t CoordinatorPartition(std::string_view key,
+                             int32_t partitions = kCoordinatorPartitions);
 
 // The broker that coordinates the keys of `partition`; null when no broker
 // is registered.

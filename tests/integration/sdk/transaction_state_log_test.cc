@@ -66,16 +66,40 @@ std::vector<TxnMetadata> StatesOf(const std::string& bootstrap,
                                         {"enable.auto.commit", "false"},
                                         {"enable.partition.eof", "false"}});
   if (c.rk == nullptr) return {};
+  // The topic's partition count is the broker's setting (the Kafka harness
+  // runs 5, the bundled broker Kafka's default 50).
+  int32_t partitions = 0;
+  {
+    rd_kafka_topic_t* t =
+        rd_kafka_topic_new(c.rk, "__transaction_state", nullptr);
+    const rd_kafka_metadata_t* md = nullptr;
+    EXPECT_EQ(rd_kafka_metadata(c.rk, 0, t, &md, 10000),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    if (md != nullptr && md->topic_cnt == 1)
+      partitions = md->topics[0].partition_cnt;
+    if (md != nullptr) rd_kafka_metadata_destroy(md);
+    rd_kafka_topic_destroy(t);
+  }
+  if (partitions <= 0) {
+    ADD_FAILURE() << "no __transaction_state partitions";
+    return {};
+  }
   rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(parts, "__transaction_state",
-                                    broker::CoordinatorPartition(id))
+  rd_kafka_topic_partition_list_add(
+      parts, "__transaction_state",
+      broker::CoordinatorPartition(id, partitions))
       ->offset = RD_KAFKA_OFFSET_BEGINNING;
   EXPECT_EQ(rd_kafka_assign(c.rk, parts), RD_KAFKA_RESP_ERR_NO_ERROR);
   rd_kafka_topic_partition_list_destroy(parts);
   std::vector<TxnMetadata> states;
+  int read = 0;
+  std::string errors;
   for (int i = 0; i < 300; ++i) {
     rd_kafka_message_t* m = rd_kafka_consumer_poll(c.rk, 100);
     if (m == nullptr) continue;
+    ++read;
+    if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR && errors.size() < 500)
+      errors += std::string(rd_kafka_message_errstr(m)) + "; ";
     if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR && m->key != nullptr) {
       absl::StatusOr<std::string> key = broker::DecodeTransactionLogKey(
           {static_cast<const char*>(m->key), m->key_len});
@@ -91,6 +115,12 @@ std::vector<TxnMetadata> StatesOf(const std::string& bootstrap,
     if (!states.empty() && states.back().state == last) break;
   }
   rd_kafka_consumer_close(c.rk);
+  if (states.empty()) {
+    ADD_FAILURE() << "partition "
+                  << broker::CoordinatorPartition(id, partitions) << " of "
+                  << partitions << ": " << read
+                  << " message(s) read; errors: " << errors;
+  }
   return states;
 }
 
