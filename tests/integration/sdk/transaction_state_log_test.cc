@@ -8,6 +8,7 @@
 // broker keeps this state in its store instead, there is no such topic).
 #include <librdkafka/rdkafka.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,7 +95,12 @@ std::vector<TxnMetadata> StatesOf(const std::string& bootstrap,
   std::vector<TxnMetadata> states;
   int read = 0;
   std::string errors;
-  for (int i = 0; i < 300; ++i) {
+  // The partition holds the records of every transactional id hashed to it
+  // (on a shared cluster, many): read until this id's last state, within a
+  // generous deadline.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
     rd_kafka_message_t* m = rd_kafka_consumer_poll(c.rk, 100);
     if (m == nullptr) continue;
     ++read;
