@@ -11,6 +11,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -55,6 +56,22 @@ def produce_one(bootstrap, topic, acks):
     return 0 if results[0] is None else results[0].code()
 
 
+def wait_for_leader(bootstrap, topic, seconds=30):
+    """Until each broker of `bootstrap` names the topic's leader: a Kafka cluster's brokers learn
+    a new topic asynchronously, and a producer asking one that has not yet gets no partition."""
+    deadline = time.monotonic() + seconds
+    for server in bootstrap.split(","):
+        admin = AdminClient({"bootstrap.servers": server})
+        while True:
+            md = admin.list_topics(topic, timeout=10)
+            t = md.topics.get(topic)
+            if t is not None and t.error is None and t.partitions and \
+                    all(p.leader >= 0 for p in t.partitions.values()):
+                break
+            assert time.monotonic() < deadline, f"{server} never named a leader of {topic}"
+            time.sleep(0.1)
+
+
 def check(bootstrap):
     topic = f"min-isr-{uuid.uuid4().hex[:8]}"
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -62,6 +79,7 @@ def check(bootstrap):
     for f in admin.create_topics([NewTopic(topic, 1, 1, config={"min.insync.replicas": "2"})],
                                  operation_timeout=30).values():
         f.result()
+    wait_for_leader(bootstrap, topic)
     assert produce_one(bootstrap, topic, "all") == 0
     assert produce_one(bootstrap, topic, "1") == 0
 
