@@ -21,6 +21,17 @@ def topic(request: pytest.FixtureRequest) -> str:
         .replace("]", "")
 
 
+def eventually(done, seconds: float = 30.0) -> bool:
+    """Whether `done()` holds within `seconds` (asked every 10 ms): a bound
+    against hanging, not a timing assertion."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if done():
+            return True
+        time.sleep(0.01)
+    return done()
+
+
 def read_committed(bootstrap: str, topic: str, count: int,
                    group: str = None, max_wait: float = 60.0,
                    settle: float = 0.5) -> List[exactly.Message]:

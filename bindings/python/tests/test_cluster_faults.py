@@ -5,22 +5,13 @@ Nothing waits a fixed time: each test polls for an outcome until a deadline
 (a guard against hanging), then asserts on it."""
 
 import socket
-import time
 
 import pytest
 
 import exactly
+from conftest import eventually
 from exactly.errors import Error
 from exactly.testing import Broker
-
-
-def eventually(done, seconds=30.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if done():
-            return True
-        time.sleep(0.01)
-    return done()
 
 
 def produce(servers, topic, prefix, count):

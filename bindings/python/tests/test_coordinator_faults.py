@@ -5,20 +5,10 @@ release; faults.kill_coordinator kills the broker coordinating a
 transactional id or a group and says which. Records are counted; nothing
 waits a fixed time (each wait is a deadline against hanging)."""
 
-import time
-
 import pytest
 
 import exactly
-
-
-def eventually(done, seconds=60.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if done():
-            return True
-        time.sleep(0.01)
-    return done()
+from conftest import eventually
 
 
 def committed_values(cluster, topic):
@@ -41,19 +31,21 @@ def test_held_markers_hide_a_commit_until_released(exactly_cluster):
         # records are there, the transaction still open.
         assert eventually(lambda: any(
             "holding a WriteTxnMarkers request" in line
-            for line in c.faults.history(node=leader)))
+            for line in c.faults.history(node=leader)), seconds=60)
         offsets = c.offsets("py-held")
         assert offsets.log_end_offset == 20
         assert offsets.last_stable_offset == 0
         assert committed_values(c, "py-held") == []
 
         c.faults.release_markers(leader)
-        assert eventually(lambda: committed_values(c, "py-held") == sent)
+        assert eventually(lambda: committed_values(c, "py-held") == sent,
+                          seconds=60)
         # Nothing held any more: the next transaction commits and shows.
         with p.transaction() as txn:
             txn.send("py-held", value=b"next", partition=0)
     assert eventually(
-        lambda: committed_values(c, "py-held") == sent + [b"next"])
+        lambda: committed_values(c, "py-held") == sent + [b"next"],
+        seconds=60)
 
 
 def test_kill_coordinator_names_the_broker_it_killed(exactly_cluster):
