@@ -20,10 +20,10 @@
 #include "protocol/error_code.h"
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
+#include "support/cluster_test.h"
 #include "support/group_helpers.h"
 #include "support/kafka_client.h"
 #include "support/raw_call.h"
-#include "support/temp_dir.h"
 
 namespace exactly::broker {
 namespace {
@@ -36,19 +36,12 @@ using ::exactly::testing::NewClient;
 using ::exactly::testing::PollUntil;
 using ::exactly::testing::ProduceOne;
 using ::exactly::testing::RdKafkaPtr;
-using ::exactly::testing::TempDir;
 using protocol::ErrorCode;
 
 // FindCoordinator v1 asked of `port`: the coordinator's node id, or -1.
 int32_t FindCoordinator(uint16_t port, int8_t key_type,
                         const std::string& key) {
-  protocol::FindCoordinatorRequest request;
-  request.key = key;
-  request.key_type = key_type;
-  auto response =
-      Call<protocol::FindCoordinatorResponse>(port, /*version=*/1, request);
-  EXPECT_EQ(response.error_code, 0) << key;
-  return response.error_code == 0 ? response.node_id : -1;
+  return ::exactly::testing::FindCoordinatorAt(port, key_type, key);
 }
 
 void ExpectOk(rd_kafka_error_t* error, const char* what) {
@@ -81,20 +74,9 @@ std::set<std::string> Values(const std::vector<ConsumedRecord>& records) {
   return values;
 }
 
-class ClusterTransactionsTest : public ::testing::Test {
+class ClusterTransactionsTest
+    : public ::exactly::testing::ThreeBrokerClusterTest {
  protected:
-  void SetUp() override {
-    ClusterOptions o{.brokers = 3};
-    o.broker.data_dir = dir_.path();
-    o.broker.verbose = getenv("CLUSTER_VERBOSE") != nullptr;
-    auto cluster = Cluster::Start(o);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
-    bootstrap_ = cluster_->bootstrap_servers();
-  }
-
-  uint16_t port(int32_t node) { return cluster_->broker(node).port(); }
-
   // The leaders of `topic`'s partitions, as the controller placed them.
   std::set<int32_t> Leaders(const std::string& topic, int32_t partitions) {
     std::set<int32_t> leaders;
@@ -136,10 +118,6 @@ class ClusterTransactionsTest : public ::testing::Test {
     ADD_FAILURE() << "the offset of " << group << " never became stable";
     return -2;
   }
-
-  TempDir dir_;
-  std::unique_ptr<Cluster> cluster_;
-  std::string bootstrap_;
 };
 
 TEST_F(ClusterTransactionsTest, EveryBrokerNamesTheSameCoordinator) {

@@ -20,33 +20,26 @@
 #include "exactly/broker/faults.h"
 #include "gtest/gtest.h"
 #include "protocol/messages/all.h"
+#include "support/cluster_test.h"
 #include "support/kafka_client.h"
-#include "support/raw_call.h"
-#include "support/temp_dir.h"
 
 namespace exactly::broker {
 namespace {
 
-using ::exactly::testing::Call;
 using ::exactly::testing::ConsumeAll;
 using ::exactly::testing::ConsumedRecord;
 using ::exactly::testing::NewClient;
 using ::exactly::testing::ProduceOne;
 using ::exactly::testing::RdKafkaPtr;
-using ::exactly::testing::TempDir;
 
 constexpr int32_t kPartitions = 3;
 
-class CoordinatorFailoverTest : public ::testing::Test {
+class CoordinatorFailoverTest
+    : public ::exactly::testing::ThreeBrokerClusterTest {
  protected:
   void SetUp() override {
-    ClusterOptions o{.brokers = 3};
-    o.broker.data_dir = dir_.path();
-    o.broker.verbose = getenv("CLUSTER_VERBOSE") != nullptr;
-    auto cluster = Cluster::Start(o);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
-    bootstrap_ = cluster_->bootstrap_servers();
+    ThreeBrokerClusterTest::SetUp();
+    if (HasFatalFailure()) return;
     ASSERT_TRUE(cluster_
                     ->CreateTopic("orders", kPartitions, 3,
                                   {{"min.insync.replicas", "2"}})
@@ -58,12 +51,9 @@ class CoordinatorFailoverTest : public ::testing::Test {
   int32_t Coordinator(const std::string& id) {
     for (int32_t node = 1; node <= 3; ++node) {
       if (!cluster_->broker(node).running()) continue;
-      protocol::FindCoordinatorRequest request;
-      request.key = id;
-      request.key_type = protocol::kCoordinatorKeyTransaction;
-      auto response = Call<protocol::FindCoordinatorResponse>(
-          cluster_->broker(node).port(), 1, request);
-      return response.error_code == 0 ? response.node_id : -1;
+      return ::exactly::testing::FindCoordinatorAt(
+          port(node), protocol::kCoordinatorKeyTransaction, id,
+          /*may_fail=*/true);
     }
     return -1;
   }
@@ -83,10 +73,6 @@ class CoordinatorFailoverTest : public ::testing::Test {
                                          {"transaction.timeout.ms", "10000"},
                                          {"linger.ms", "1"}});
   }
-
-  TempDir dir_;
-  std::unique_ptr<Cluster> cluster_;
-  std::string bootstrap_;
 };
 
 // Every error librdkafka reports is consumed here; true when `error` is null.

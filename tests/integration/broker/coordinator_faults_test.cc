@@ -19,20 +19,17 @@
 #include "exactly/broker/cluster.h"
 #include "gtest/gtest.h"
 #include "protocol/messages/all.h"
+#include "support/cluster_test.h"
 #include "support/kafka_client.h"
-#include "support/raw_call.h"
-#include "support/temp_dir.h"
 
 namespace exactly::broker {
 namespace {
 
-using ::exactly::testing::Call;
 using ::exactly::testing::ConsumeAll;
 using ::exactly::testing::ConsumedRecord;
 using ::exactly::testing::NewClient;
 using ::exactly::testing::ProduceOne;
 using ::exactly::testing::RdKafkaPtr;
-using ::exactly::testing::TempDir;
 
 // Waits (bounded, generously for sanitizer builds) until `done` holds.
 template <class Pred>
@@ -59,33 +56,15 @@ std::map<std::string, int> Counts(const std::vector<ConsumedRecord>& read) {
   return counts;
 }
 
-class CoordinatorFaultsTest : public ::testing::Test {
+class CoordinatorFaultsTest
+    : public ::exactly::testing::ThreeBrokerClusterTest {
  protected:
-  void SetUp() override {
-    ClusterOptions o{.brokers = 3};
-    o.broker.data_dir = dir_.path();
-    o.broker.verbose = getenv("CLUSTER_VERBOSE") != nullptr;
-    auto cluster = Cluster::Start(o);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
-    bootstrap_ = cluster_->bootstrap_servers();
-  }
-
-  uint16_t port(int32_t node) { return cluster_->broker(node).port(); }
-
   // FindCoordinator v1 asked of broker `node`: the coordinator's node id, or
   // -1 (an error, expected only when `may_fail`: its coordinator is down).
   int32_t FindCoordinator(int32_t node, int8_t key_type, const std::string& key,
                           bool may_fail = false) {
-    protocol::FindCoordinatorRequest request;
-    request.key = key;
-    request.key_type = key_type;
-    auto response =
-        Call<protocol::FindCoordinatorResponse>(port(node), 1, request);
-    if (!may_fail) {
-      EXPECT_EQ(response.error_code, 0) << key;
-    }
-    return response.error_code == 0 ? response.node_id : -1;
+    return ::exactly::testing::FindCoordinatorAt(port(node), key_type, key,
+                                                 may_fail);
   }
 
   RdKafkaPtr TransactionalProducer(const std::string& id) {
@@ -130,10 +109,6 @@ class CoordinatorFaultsTest : public ::testing::Test {
     auto d = cluster_->DescribePartition(topic, partition);
     return d.ok() ? d->leader : -1;
   }
-
-  TempDir dir_;
-  std::unique_ptr<Cluster> cluster_;
-  std::string bootstrap_;
 };
 
 TEST_F(CoordinatorFaultsTest, KillCoordinatorKillsTheTransactionCoordinator) {
