@@ -257,11 +257,12 @@ std::string BuildOffsetsLogBatch(const std::vector<OffsetsLogRecord>& records,
                                  int16_t producer_epoch) {
   protocol::RecordBatchSpec spec;
   spec.base_timestamp = now_ms;
+  // Kafka's coordinator passes 0, with or without a producer id.
+  spec.base_sequence = 0;
   if (producer_id >= 0) {
     spec.attributes = protocol::kAttrTransactional;
     spec.producer_id = producer_id;
     spec.producer_epoch = producer_epoch;
-    spec.base_sequence = protocol::kNoSequence;
   }
   std::vector<protocol::RecordSpec> specs;
   specs.reserve(records.size());

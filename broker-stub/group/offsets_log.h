@@ -91,8 +91,13 @@ struct OffsetsLogRecord {
 
 // A record batch (magic 2, uncompressed) of `records`, timestamped now_ms.
 // producer_id >= 0 makes it a transactional batch of that producer and epoch
-// with base sequence -1 (as Kafka's coordinator appends a TxnOffsetCommit);
-// otherwise no producer id. Empty when `records` is.
+// (as Kafka's coordinator appends a TxnOffsetCommit); otherwise no producer
+// id. The base sequence is 0 either way, as Kafka's GroupMetadataManager
+// builds these batches (MemoryRecords.builder(..., producerId, producerEpoch,
+// 0, isTxnOffsetCommit, ...)), so the bytes match Kafka's; it is not a
+// producer sequence, and an append of these batches must not be checked as
+// one (Kafka appends them with AppendOrigin.COORDINATOR). Empty when
+// `records` is.
 std::string BuildOffsetsLogBatch(const std::vector<OffsetsLogRecord>& records,
                                  int64_t now_ms, int64_t producer_id = -1,
                                  int16_t producer_epoch = -1);

@@ -385,6 +385,8 @@ TEST(OffsetsLogTest, BatchesArePlainOrTransactional) {
   EXPECT_FALSE(h->is_control());
   EXPECT_EQ(h->compression(), protocol::Compression::kNone);
   EXPECT_EQ(h->producer_id, -1);
+  EXPECT_EQ(h->producer_epoch, -1);
+  EXPECT_EQ(h->base_sequence, 0);  // as Kafka's coordinator writes it
   EXPECT_EQ(h->base_timestamp, 77);
   EXPECT_EQ(h->record_count, 1);
 
@@ -402,7 +404,7 @@ TEST(OffsetsLogTest, BatchesArePlainOrTransactional) {
   EXPECT_FALSE(h->is_control());
   EXPECT_EQ(h->producer_id, 4000);
   EXPECT_EQ(h->producer_epoch, 3);
-  EXPECT_EQ(h->base_sequence, -1);
+  EXPECT_EQ(h->base_sequence, 0);
   EXPECT_EQ(h->record_count, 2);
   absl::StatusOr<std::vector<protocol::Record>> records =
       protocol::DecodeRecords({*h, txn});
