@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/retention.h"
+#include "replication/batch_effects.h"
 #include "replication/high_watermark.h"
 #include "util/logging.h"
 
@@ -136,6 +137,19 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
   }
   b.commits().NoteAppended(out.records_appended);
   return out;
+}
+
+int64_t AppendCoordinatorBatch(BrokerState& b, Partition& partition,
+                               std::string_view batch) {
+  // The coordinators build their batches with BuildRecordBatch: they parse.
+  protocol::RecordBatchHeader h = *protocol::ParseBatchHeader(batch);
+  SharedBuffer buffer = CopyToSharedBuffer(batch);
+  const StoredBatch& stored = partition.log().Append(
+      buffer, buffer.get(), batch.size(), h, partition.leader_epoch());
+  ApplyBatchEffects(stored, partition.producers(), partition.transactions());
+  b.PersistAppend(partition, stored);
+  b.commits().NoteAppended(h.record_count);
+  return stored.base_offset();
 }
 
 int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,

@@ -35,6 +35,13 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
                             const Topic& topic, const SharedBuffer& frame,
                             std::string_view records);
 
+// Appends a batch a coordinator built itself (Kafka's AppendOrigin.Coordinator:
+// none of a client's checks), with its effect on the partition's producer and
+// transaction state: a transactional one opens its producer's transaction
+// here, which that producer's marker ends. Returns the batch's base offset.
+int64_t AppendCoordinatorBatch(BrokerState& b, Partition& partition,
+                               std::string_view batch);
+
 // Appends a transaction marker for `producer_id` (a control batch) and updates
 // the partition's transaction index and producer state.
 int64_t AppendMarker(BrokerState& b, Partition& partition, int64_t producer_id,

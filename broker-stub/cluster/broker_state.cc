@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/cluster_membership.h"
+#include "cluster/consumer_offsets_log.h"
 #include "controller/controller.h"
 #include "group/group_coordinator.h"
 #include "replication/replica_fetcher.h"
@@ -140,6 +141,11 @@ ApiError BrokerState::CreateTopic(
 void BrokerState::set_controller(Controller* controller) {
   controller_ = controller;
   fetchers_ = controller ? std::make_unique<ReplicaFetchers>(*this) : nullptr;
+  // A broker of a cluster keeps its groups in __consumer_offsets.
+  if (controller != nullptr) {
+    group_log_ = std::make_unique<ConsumerOffsetsLog>(*this);
+    groups_->UseLog(group_log_.get());
+  }
 }
 
 Topic& BrokerState::AddTopic(const std::string& name, int32_t partitions,

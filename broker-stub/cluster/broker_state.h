@@ -29,6 +29,7 @@ namespace exactly::broker {
 class Controller;
 struct ClusterMetadata;
 class GroupCoordinator;
+class GroupLog;
 class ReplicaFetchers;
 class TransactionCoordinator;
 
@@ -53,6 +54,7 @@ class BrokerState {
   CommitPipeline& commits() { return *commits_; }
   TopicRegistry& topics() { return topics_; }
   GroupCoordinator& groups() { return *groups_; }
+  const GroupCoordinator& groups() const { return *groups_; }
   TransactionCoordinator& transactions() { return *transactions_; }
   const TransactionCoordinator& transactions() const { return *transactions_; }
   // Where request frames are read into; shared with the server.
@@ -143,6 +145,8 @@ class BrokerState {
   uint16_t advertised_port_ = 0;
   Controller* controller_ = nullptr;
   std::shared_ptr<const ClusterMetadata> metadata_;
+  // In a cluster: where the group coordinator writes (__consumer_offsets).
+  std::unique_ptr<GroupLog> group_log_;
   // Declared last, destroyed first: it stages into the store and the commit
   // pipeline.
   std::unique_ptr<GroupCoordinator> groups_;

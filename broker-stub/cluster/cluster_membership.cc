@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cluster/consumer_offsets_log.h"
 #include "cluster/retention.h"
 #include "cluster/topic_admin.h"
 #include "replication/high_watermark.h"
@@ -135,9 +136,9 @@ void ApplyClusterMetadata(BrokerState& b,
     }
   }
   b.set_cluster_metadata(metadata);
-  // The transaction coordinator moves with the leaderships of
-  // __transaction_state.
+  // The coordinators move with the leaderships of their logs' partitions.
   b.transactions().TakeUpLeaderships(*metadata);
+  TakeUpGroupLeaderships(b, *metadata);
 }
 
 ErrorCode LeadershipError(const BrokerState& b, std::string_view topic,

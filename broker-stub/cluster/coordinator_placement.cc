@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <climits>
-#include <iterator>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "controller/controller.h"
+#include "group/group_coordinator.h"
 #include "txn/transaction_coordinator.h"
 #include "txn/transaction_log.h"
 #include "util/logging.h"
@@ -25,14 +27,25 @@ int32_t CoordinatorPartition(std::string_view key, int32_t partitions) {
   return abs % partitions;
 }
 
-const BrokerInfo* CoordinatorBrokerOf(const ClusterMetadata& m,
-                                      int32_t partition) {
-  if (m.brokers.empty()) return nullptr;
-  // Every registered broker, fenced or not, so that the choice is stable.
-  auto it = m.brokers.begin();
-  std::advance(it, partition % static_cast<int32_t>(m.brokers.size()));
-  return &it->second;
+std::string_view CoordinatorTopic(CoordinatorKind kind) {
+  return kind == CoordinatorKind::kGroup ? kConsumerOffsetsTopic
+                                         : kTransactionStateTopic;
 }
+
+namespace {
+
+// The epoch this broker coordinates partition `index` of `kind`'s topic at.
+std::optional<int32_t> LoadedEpoch(const BrokerState& b, CoordinatorKind kind,
+                                   int32_t index) {
+  if (kind == CoordinatorKind::kTransaction)
+    return b.transactions().LoadedEpoch(index);
+  const std::map<int32_t, int32_t>& loaded = b.groups().loaded_partitions();
+  auto it = loaded.find(index);
+  if (it == loaded.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
 
 CoordinatorAddress FindCoordinatorOf(const BrokerState& b, CoordinatorKind kind,
                                      std::string_view key) {
@@ -43,10 +56,8 @@ CoordinatorAddress FindCoordinatorOf(const BrokerState& b, CoordinatorKind kind,
   // every broker must answer alike as soon as the cluster is up.
   const std::shared_ptr<const ClusterMetadata> m = b.controller()->metadata();
   const BrokerInfo* info = nullptr;
-  if (kind == CoordinatorKind::kGroup) {
-    info = CoordinatorBrokerOf(*m, CoordinatorPartition(key));
-  } else if (const PartitionState* p = m->partition(
-                 kTransactionStateTopic, CoordinatorPartition(key))) {
+  if (const PartitionState* p =
+          m->partition(CoordinatorTopic(kind), CoordinatorPartition(key))) {
     info = m->broker(p->leader);
   }
   if (info == nullptr) return {.fenced = true};
@@ -57,34 +68,31 @@ protocol::ErrorCode CoordinatorError(const BrokerState& b, CoordinatorKind kind,
                                      std::string_view key) {
   using protocol::ErrorCode;
   if (b.controller() == nullptr) return ErrorCode::kNone;
-  if (kind == CoordinatorKind::kTransaction &&
-      b.transactions().LoadedEpoch(CoordinatorPartition(key)).has_value())
+  if (LoadedEpoch(b, kind, CoordinatorPartition(key)).has_value())
     return ErrorCode::kNone;
   const bool named =
       FindCoordinatorOf(b, kind, key).node_id == b.options().node_id;
-  if (kind == CoordinatorKind::kGroup)
-    return named ? ErrorCode::kNone : ErrorCode::kNotCoordinator;
   return named ? ErrorCode::kCoordinatorLoadInProgress
                : ErrorCode::kNotCoordinator;
 }
 
-ApiError EnsureTransactionStateTopic(BrokerState& b) {
+ApiError EnsureCoordinatorTopic(BrokerState& b, CoordinatorKind kind) {
   if (b.controller() == nullptr) return {};
+  const std::string name(CoordinatorTopic(kind));
   const std::shared_ptr<const ClusterMetadata> m = b.controller()->metadata();
-  if (m->topics.contains(std::string(kTransactionStateTopic))) return {};
+  if (m->topics.contains(name)) return {};
   const int32_t replicas =
       std::min<int32_t>(3, static_cast<int32_t>(m->brokers.size()));
   if (replicas <= 0)
     return Error(protocol::ErrorCode::kCoordinatorNotAvailable);
   ApiError e = b.CreateTopic(
-      std::string(kTransactionStateTopic), kCoordinatorPartitions,
+      name, kCoordinatorPartitions,
       {{"cleanup.policy", "compact"},
        {"min.insync.replicas", std::to_string(std::min(2, replicas))}},
       /*validate_only=*/false, replicas);
   if (e.code == protocol::ErrorCode::kTopicAlreadyExists) return {};
   if (!e.ok()) {
-    LogWarning("could not create ", std::string(kTransactionStateTopic), ": ",
-               e.message);
+    LogWarning("could not create ", name, ": ", e.message);
   }
   return e;
 }

@@ -3,16 +3,10 @@
 // __transaction_state (50 partitions each) and the leader of that partition
 // coordinates it.
 //
-// Transactional ids: as in Kafka. __transaction_state is created through the
-// controller the first time a client looks for a transaction coordinator
-// (EnsureTransactionStateTopic), and its partition's leader coordinates; the
-// coordinator moves with the leadership (txn/transaction_coordinator.h).
-//
-// Groups: __consumer_offsets is not replicated yet (issue 20), so its
-// partition maps to a broker by a fixed rule instead: every registered broker
-// by node id, the partition modulo their count. The answer is the same on
-// every broker and does not move when a broker dies (its groups then have no
-// coordinator until it returns).
+// As in Kafka, for both: the topic is created through the controller the
+// first time a client looks for such a coordinator (EnsureCoordinatorTopic),
+// its partition's leader coordinates, and the coordinator moves with the
+// leadership (txn/transaction_coordinator.h, group/group_coordinator.h).
 //
 // A broker without a controller coordinates every key.
 #ifndef EXACTLY_BROKER_CLUSTER_COORDINATOR_PLACEMENT_H_
@@ -47,12 +41,10 @@ bool IsInternalTopic(std::string_view topic);
 int32_t CoordinatorPartition(std::string_view key,
                              int32_t partitions = kCoordinatorPartitions);
 
-// The broker that coordinates the keys of `partition`; null when no broker
-// is registered.
-const BrokerInfo* CoordinatorBrokerOf(const ClusterMetadata& m,
-                                      int32_t partition);
-
 enum class CoordinatorKind { kGroup, kTransaction };
+
+// The coordinators' log topics: __consumer_offsets and __transaction_state.
+std::string_view CoordinatorTopic(CoordinatorKind kind);
 
 // The node id coordinating `key`, with its host and port.
 struct CoordinatorAddress {
@@ -64,17 +56,18 @@ struct CoordinatorAddress {
 CoordinatorAddress FindCoordinatorOf(const BrokerState& b, CoordinatorKind kind,
                                      std::string_view key);
 
-// kNone when this broker coordinates `key`; for a transactional id whose
-// partition this broker was just named the leader of and has not taken up
-// yet, COORDINATOR_LOAD_IN_PROGRESS; NOT_COORDINATOR otherwise.
+// kNone when this broker coordinates `key`; when this broker was just named
+// the leader of its partition and has not taken it up yet,
+// COORDINATOR_LOAD_IN_PROGRESS; NOT_COORDINATOR otherwise.
 protocol::ErrorCode CoordinatorError(const BrokerState& b, CoordinatorKind kind,
                                      std::string_view key);
 
-// In a cluster: creates __transaction_state when the controller does not
+// In a cluster: creates the coordinator's topic when the controller does not
 // have it yet, with Kafka's layout (50 partitions, compacted), replication
-// factor min(3, brokers) and min.insync.replicas min(2, that), Kafka's
-// transaction.state.log.* defaults capped at the cluster's size.
-ApiError EnsureTransactionStateTopic(BrokerState& b);
+// factor min(3, brokers) and min.insync.replicas min(2, that): Kafka's
+// offsets.topic.* and transaction.state.log.* defaults capped at the
+// cluster's size.
+ApiError EnsureCoordinatorTopic(BrokerState& b, CoordinatorKind kind);
 
 }  // namespace exactly::broker
 

@@ -264,6 +264,23 @@ void Group::MarkDead() {
   pending_sync_.clear();
 }
 
+void Group::Unload() {
+  for (auto& [id, m] : members_) {
+    if (m->heartbeat_timer) m->heartbeat_timer->Cancel();
+    if (m->awaiting_join) {
+      JoinCallback join = std::move(m->awaiting_join);
+      m->awaiting_join = nullptr;
+      join(JoinResult::Error(ErrorCode::kNotCoordinator, id));
+    }
+    if (m->awaiting_sync) {
+      SyncCallback sync = std::move(m->awaiting_sync);
+      m->awaiting_sync = nullptr;
+      sync(SyncResult::Error(ErrorCode::kNotCoordinator));
+    }
+  }
+  MarkDead();
+}
+
 // ---- JoinGroup ----
 
 void Group::Join(JoinArgs args, JoinCallback done) {

@@ -200,6 +200,11 @@ class Group {
   // DeleteGroups: the group is gone; every later call answers as for a dead
   // group. Only an Empty group is deleted.
   void MarkDead();
+  // The coordinator moved to another broker: every JoinGroup and SyncGroup
+  // still parked is answered NOT_COORDINATOR (the client finds the new one),
+  // and the group stops. Its state lives on in the log the new coordinator
+  // loads.
+  void Unload();
 
  private:
   static constexpr int32_t kNewMemberJoinTimeoutMs = 5 * 60 * 1000;

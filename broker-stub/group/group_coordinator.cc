@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cluster/coordinator_placement.h"
 #include "group/records.h"
 #include "storage/keys.h"
 #include "util/logging.h"
@@ -95,12 +96,37 @@ void GroupCoordinator::StoreGroup(const GroupRecord& record,
   if (store_ != nullptr) {
     store_->Put(keys::Group(record.group_id), EncodeGroupRecord(record));
   }
-  commits_.AfterCommit([done = std::move(done)](const absl::Status& s) mutable {
-    // Kafka answers a failed write to its offsets log with
-    // NOT_COORDINATOR: the client looks the coordinator up again and
-    // retries.
-    done(s.ok() ? ErrorCode::kNone : ErrorCode::kNotCoordinator);
-  });
+  std::vector<OffsetsLogRecord> records;
+  if (log_ != nullptr) {
+    records.push_back({EncodeGroupMetadataKey(record.group_id),
+                       EncodeGroupMetadataValue(record, WallClockMs())});
+  }
+  Write(record.group_id, std::move(records), std::move(done));
+}
+
+void GroupCoordinator::Write(const std::string& group,
+                             std::vector<OffsetsLogRecord> records,
+                             absl::AnyInvocable<void(ErrorCode)> done,
+                             int64_t producer_id, int16_t producer_epoch) {
+  if (log_ == nullptr) {
+    commits_.AfterCommit(
+        [done = std::move(done)](const absl::Status& s) mutable {
+          // Kafka answers a failed write to its offsets log with
+          // NOT_COORDINATOR: the client looks the coordinator up again and
+          // retries.
+          if (done)
+            done(s.ok() ? ErrorCode::kNone : ErrorCode::kNotCoordinator);
+        });
+    return;
+  }
+  if (records.empty()) {
+    if (done) done(ErrorCode::kNone);
+    return;
+  }
+  log_->Append(CoordinatorPartition(group), std::move(records), producer_id,
+               producer_epoch, [done = std::move(done)](ErrorCode e) mutable {
+                 if (done) done(e);
+               });
 }
 
 void GroupCoordinator::PersistOffset(const std::string& group,
@@ -165,6 +191,56 @@ absl::Status GroupCoordinator::Load() {
             " pending transactional offset(s)");
   }
   return absl::OkStatus();
+}
+
+// ---- In a cluster ----
+
+void GroupCoordinator::UseLog(GroupLog* log) {
+  log_ = log;
+  store_ = nullptr;
+  groups_.clear();
+}
+
+void GroupCoordinator::LoadPartition(int32_t index, int32_t epoch,
+                                     const PartitionLog& log) {
+  size_t skipped = 0;
+  std::map<std::string, LoadedGroup> loaded = ReplayOffsetsLog(log, &skipped);
+  if (skipped > 0) {
+    LogWarning(std::string(kConsumerOffsetsTopic), "-", index, ": ", skipped,
+               " record(s) that do not decode were skipped");
+  }
+  loaded_[index] = epoch;
+  // Offsets read back carry their log positions as record sequence numbers:
+  // this coordinator's next writes must come after them.
+  next_record_seq_ = std::max<uint64_t>(
+      next_record_seq_, static_cast<uint64_t>(log.log_end_offset()) + 1);
+  size_t groups = 0;
+  for (auto& [id, g] : loaded) {
+    if (CoordinatorPartition(id) != index) continue;  // not ours to keep
+    groups_.erase(id);
+    Entry& e = GetOrCreate(id);
+    if (g.record.has_value()) e.group->Restore(*g.record);
+    e.offsets = std::move(g.offsets);
+    ++groups;
+  }
+  if (groups > 0) {
+    LogInfo("coordinating the groups of ", std::string(kConsumerOffsetsTopic),
+            "-", index, " at epoch ", epoch, ": ", groups, " group(s)");
+  }
+}
+
+void GroupCoordinator::UnloadPartition(int32_t index) {
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    if (CoordinatorPartition(it->first) == index) {
+      it->second.group->Unload();
+      it = groups_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  loaded_.erase(index);
+  LogDebug("no longer coordinating ", std::string(kConsumerOffsetsTopic), "-",
+           index);
 }
 
 // ---- Membership ----
@@ -261,6 +337,7 @@ void GroupCoordinator::CommitOffsets(
   }
   const int64_t now = WallClockMs();
   std::vector<std::pair<size_t, OffsetAndMetadata>> staged;
+  std::vector<OffsetsLogRecord> records;
   for (size_t i = 0; i < items.size(); ++i) {
     OffsetCommitItem& item = items[i];
     if (item.error != ErrorCode::kNone) continue;
@@ -272,24 +349,28 @@ void GroupCoordinator::CommitOffsets(
                         item.metadata.value_or(""), now, NextRecordSeq()};
     TopicPartition tp{item.topic, item.partition};
     PersistOffset(group_id, tp, o);
+    if (log_ != nullptr) {
+      records.push_back({EncodeOffsetCommitKey(group_id, tp.first, tp.second),
+                         EncodeOffsetCommitValue(o)});
+    }
     e->offsets.BeginCommit(tp);
     staged.emplace_back(i, std::move(o));
   }
-  commits_.AfterCommit([this, group_id, items = std::move(items),
-                        staged = std::move(staged),
-                        done = std::move(done)](const absl::Status& s) mutable {
-    Entry* e = Find(group_id);
-    for (auto& [i, o] : staged) {
-      TopicPartition tp{items[i].topic, items[i].partition};
-      if (e != nullptr) e->offsets.EndCommit(tp);
-      if (!s.ok()) {
-        items[i].error = ErrorCode::kNotCoordinator;
-      } else if (e != nullptr) {
-        e->offsets.Apply(tp, o);
-      }
-    }
-    done(std::move(items));
-  });
+  Write(group_id, std::move(records),
+        [this, group_id, items = std::move(items), staged = std::move(staged),
+         done = std::move(done)](ErrorCode written) mutable {
+          Entry* e = Find(group_id);
+          for (auto& [i, o] : staged) {
+            TopicPartition tp{items[i].topic, items[i].partition};
+            if (e != nullptr) e->offsets.EndCommit(tp);
+            if (written != ErrorCode::kNone) {
+              items[i].error = written;
+            } else if (e != nullptr) {
+              e->offsets.Apply(tp, o);
+            }
+          }
+          done(std::move(items));
+        });
 }
 
 std::vector<FetchedOffset> GroupCoordinator::FetchOffsets(
@@ -344,7 +425,8 @@ ErrorCode GroupCoordinator::ValidateTxnOffsetCommit(
 
 ApiError GroupCoordinator::StageTxnOffsets(
     const std::string& group, int64_t producer_id, int16_t producer_epoch,
-    const std::vector<TxnOffset>& offsets) {
+    const std::vector<TxnOffset>& offsets,
+    absl::AnyInvocable<void(ErrorCode)> written) {
   if (group.empty()) {
     return Error(ErrorCode::kInvalidGroupId, "empty group id");
   }
@@ -364,14 +446,35 @@ ApiError GroupCoordinator::StageTxnOffsets(
         absl::StrCat("producer ", producer_id, " epoch ", producer_epoch,
                      " is older than its epoch ", it->second.producer_epoch));
   }
+  // What a failed write takes the producer's pending offsets back to.
+  std::optional<GroupOffsets::PendingTxn> before;
+  if (auto it = e.offsets.pending_txns().find(producer_id);
+      it != e.offsets.pending_txns().end())
+    before = it->second;
   const int64_t now = WallClockMs();
+  std::vector<OffsetsLogRecord> records;
   for (const TxnOffset& o : offsets) {
     TopicPartition tp{o.topic, o.partition};
     OffsetAndMetadata v{o.offset, o.leader_epoch, o.metadata.value_or(""), now,
                         NextRecordSeq()};
     e.offsets.StageTxn(producer_id, producer_epoch, tp, v);
     PersistTxnOffset(group, producer_id, producer_epoch, tp, v);
+    if (log_ != nullptr) {
+      records.push_back({EncodeOffsetCommitKey(group, tp.first, tp.second),
+                         EncodeOffsetCommitValue(v)});
+    }
   }
+  Write(
+      group, std::move(records),
+      [this, group, producer_id, before = std::move(before),
+       written = std::move(written)](ErrorCode e) mutable {
+        if (e != ErrorCode::kNone && log_ != nullptr) {
+          if (Entry* entry = Find(group))
+            entry->offsets.RestoreTxn(producer_id, std::move(before));
+        }
+        if (written) written(e);
+      },
+      producer_id, producer_epoch);
   return {};
 }
 
@@ -407,6 +510,15 @@ bool GroupCoordinator::HasPendingTxnOffsets(const std::string& group,
 void GroupCoordinator::ForgetTopic(const std::string& topic) {
   for (auto& [group_id, e] : groups_) {
     GroupOffsets::Removed removed = e.offsets.RemoveTopic(topic);
+    if (log_ != nullptr && !removed.committed.empty()) {
+      std::vector<OffsetsLogRecord> tombstones;
+      for (const TopicPartition& tp : removed.committed) {
+        tombstones.push_back(
+            {EncodeOffsetCommitKey(group_id, tp.first, tp.second),
+             std::nullopt});
+      }
+      Write(group_id, std::move(tombstones), nullptr);
+    }
     if (store_ == nullptr) continue;
     for (const TopicPartition& tp : removed.committed) {
       store_->Delete(keys::GroupOffset(group_id, tp.first, tp.second));
@@ -453,6 +565,8 @@ void GroupCoordinator::DeleteGroups(
     const std::vector<std::string>& group_ids,
     absl::AnyInvocable<void(std::vector<ErrorCode>)> done) {
   std::vector<ErrorCode> errors;
+  // In a cluster: each deleted group's tombstones, written before answering.
+  std::vector<std::pair<std::string, std::vector<OffsetsLogRecord>>> writes;
   for (const std::string& id : group_ids) {
     Entry* e = Find(id);
     if (e == nullptr || e->group->state() == GroupState::kDead) {
@@ -464,6 +578,15 @@ void GroupCoordinator::DeleteGroups(
       continue;
     }
     e->group->MarkDead();
+    if (log_ != nullptr) {
+      auto& [group, tombstones] = writes.emplace_back();
+      group = id;
+      tombstones.push_back({EncodeGroupMetadataKey(id), std::nullopt});
+      for (const auto& [tp, o] : e->offsets.committed()) {
+        tombstones.push_back(
+            {EncodeOffsetCommitKey(id, tp.first, tp.second), std::nullopt});
+      }
+    }
     groups_.erase(id);
     if (store_ != nullptr) {
       store_->Delete(keys::Group(id));
@@ -473,15 +596,42 @@ void GroupCoordinator::DeleteGroups(
     LogInfo("deleted group ", id, " and its offsets");
     errors.push_back(ErrorCode::kNone);
   }
-  commits_.AfterCommit([errors = std::move(errors),
-                        done = std::move(done)](const absl::Status& s) mutable {
-    if (!s.ok()) {
-      for (ErrorCode& e : errors) {
-        if (e == ErrorCode::kNone) e = ErrorCode::kNotCoordinator;
+  if (log_ == nullptr) {
+    commits_.AfterCommit([errors = std::move(errors), done = std::move(done)](
+                             const absl::Status& s) mutable {
+      if (!s.ok()) {
+        for (ErrorCode& e : errors) {
+          if (e == ErrorCode::kNone) e = ErrorCode::kNotCoordinator;
+        }
       }
-    }
-    done(std::move(errors));
-  });
+      done(std::move(errors));
+    });
+    return;
+  }
+  // Answered once every group's tombstones are written; a group whose write
+  // failed gets that error.
+  struct Pending {
+    std::vector<std::string> ids;
+    std::vector<ErrorCode> errors;
+    size_t left = 0;
+    absl::AnyInvocable<void(std::vector<ErrorCode>)> done;
+  };
+  auto pending = std::make_shared<Pending>(Pending{
+      group_ids, std::move(errors), writes.size() + 1, std::move(done)});
+  auto finish_one = [pending] {
+    if (--pending->left == 0) pending->done(std::move(pending->errors));
+  };
+  for (auto& [group, tombstones] : writes) {
+    Write(group, std::move(tombstones),
+          [pending, group, finish_one](ErrorCode e) {
+            if (e != ErrorCode::kNone) {
+              for (size_t i = 0; i < pending->ids.size(); ++i)
+                if (pending->ids[i] == group) pending->errors[i] = e;
+            }
+            finish_one();
+          });
+  }
+  finish_one();
 }
 
 void GroupCoordinator::DeleteOffsets(
@@ -498,6 +648,7 @@ void GroupCoordinator::DeleteOffsets(
     done(ErrorCode::kNonEmptyGroup, {});
     return;
   }
+  std::vector<OffsetsLogRecord> tombstones;
   for (OffsetDeleteItem& item : items) {
     if (item.error != ErrorCode::kNone) continue;
     // Offsets a member consumes from are in use: the group would commit
@@ -506,15 +657,18 @@ void GroupCoordinator::DeleteOffsets(
       item.error = ErrorCode::kGroupSubscribedToTopic;
       continue;
     }
-    if (e->offsets.Remove({item.topic, item.partition}) && store_ != nullptr) {
+    if (!e->offsets.Remove({item.topic, item.partition})) continue;
+    if (store_ != nullptr)
       store_->Delete(keys::GroupOffset(group_id, item.topic, item.partition));
+    if (log_ != nullptr) {
+      tombstones.push_back(
+          {EncodeOffsetCommitKey(group_id, item.topic, item.partition),
+           std::nullopt});
     }
   }
-  commits_.AfterCommit([items = std::move(items),
-                        done = std::move(done)](const absl::Status& s) mutable {
-    done(s.ok() ? ErrorCode::kNone : ErrorCode::kNotCoordinator,
-         std::move(items));
-  });
+  Write(group_id, std::move(tombstones),
+        [items = std::move(items), done = std::move(done)](
+            ErrorCode written) mutable { done(written, std::move(items)); });
 }
 
 }  // namespace exactly::broker

@@ -4,11 +4,21 @@
 // (handlers/join_group.cc, ...) call it; the transaction coordinator calls the
 // transactional-offset half when a transaction that committed offsets ends.
 //
-// Durability: whatever a call stages in the store is committed with the
-// event loop's next group commit. Calls that take a `done` callback run it
-// once that commit happened, so that a client is only told about what
-// survives a crash. In memory (no data dir) the same path runs without the
-// store.
+// Durability, on a single broker: whatever a call stages in the store is
+// committed with the event loop's next group commit. Calls that take a `done`
+// callback run it once that commit happened, so that a client is only told
+// about what survives a crash. In memory (no data dir) the same path runs
+// without the store.
+//
+// In a cluster, as in Kafka: the state is records of __consumer_offsets
+// (group/offsets_log.h), appended to the group's hash partition through a
+// GroupLog and acknowledged once every in-sync replica holds them. This
+// broker coordinates the groups of the partitions it leads: taking one up, it
+// replays the partition's log (LoadPartition); giving it up, it forgets them
+// (UnloadPartition). A TxnOffsetCommit is a transactional batch of its
+// producer in that log, applied when the transaction's marker on the
+// partition is (CompleteTxnOffsets), and found pending again by a coordinator
+// that loads the log before the marker.
 #ifndef EXACTLY_BROKER_GROUP_GROUP_COORDINATOR_H_
 #define EXACTLY_BROKER_GROUP_GROUP_COORDINATOR_H_
 
@@ -27,6 +37,8 @@
 #include "group/clock.h"
 #include "group/group.h"
 #include "group/offsets.h"
+#include "group/offsets_log.h"
+#include "log/partition_log.h"
 #include "protocol/error_code.h"
 #include "storage/store.h"
 
@@ -74,6 +86,20 @@ class CommitQueue {
   virtual void CommitSoon() = 0;
 };
 
+// In a cluster: where the coordinator's records go, the group's partition of
+// __consumer_offsets (cluster/consumer_offsets_log.h appends them there).
+class GroupLog {
+ public:
+  virtual ~GroupLog() = default;
+  // Appends `records` to partition `index` as one batch, transactional when
+  // `producer_id` >= 0 (a TxnOffsetCommit), and runs `done(kNone)` once every
+  // in-sync replica holds it; otherwise `done` gets the error to answer
+  // (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE).
+  virtual void Append(int32_t index, std::vector<OffsetsLogRecord> records,
+                      int64_t producer_id, int16_t producer_epoch,
+                      absl::AnyInvocable<void(protocol::ErrorCode)> done) = 0;
+};
+
 struct GroupOverview {
   std::string group_id;
   std::string protocol_type;
@@ -98,6 +124,23 @@ class GroupCoordinator : private GroupPersistence {
   // the store. Members of a stored group must heartbeat within their session
   // timeout from now on, or are removed.
   absl::Status Load();
+
+  // ---- In a cluster ----
+  // From now on the state goes to `log` (which outlives the coordinator), not
+  // to the store; what Load() read is dropped: the groups come from the log.
+  void UseLog(GroupLog* log);
+  // Takes up __consumer_offsets partition `index` at coordinator epoch
+  // `epoch` (its leader epoch): its groups and offsets are rebuilt from `log`.
+  // Members of a loaded group must heartbeat within their session timeout
+  // from now on.
+  void LoadPartition(int32_t index, int32_t epoch, const PartitionLog& log);
+  // Gives it up: its groups are forgotten, parked joins and syncs answered
+  // NOT_COORDINATOR.
+  void UnloadPartition(int32_t index);
+  // Partition -> coordinator epoch, for those this broker coordinates.
+  const std::map<int32_t, int32_t>& loaded_partitions() const {
+    return loaded_;
+  }
 
   // ---- Membership (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) ----
   void JoinGroup(const std::string& group_id, JoinArgs args, JoinCallback done);
@@ -142,9 +185,13 @@ class GroupCoordinator : private GroupPersistence {
   // OffsetFetch until the transaction commits; persisted (so that a broker
   // restarted mid-commit can still apply them). An epoch older than the one
   // already pending for the producer is fenced (INVALID_PRODUCER_EPOCH).
-  ApiError StageTxnOffsets(const std::string& group, int64_t producer_id,
-                           int16_t producer_epoch,
-                           const std::vector<TxnOffset>& offsets);
+  // Returns that check's error; when there is none, `written` gets the
+  // outcome of the write (kNone once durable; a failed write in a cluster
+  // takes the staged offsets back).
+  ApiError StageTxnOffsets(
+      const std::string& group, int64_t producer_id, int16_t producer_epoch,
+      const std::vector<TxnOffset>& offsets,
+      absl::AnyInvocable<void(protocol::ErrorCode)> written = nullptr);
   // Called by the transaction coordinator when it writes the txn's marker to
   // the group's offsets: commit applies the pending offsets (persisted, each
   // unless a regular commit recorded after it is in place), abort drops them.
@@ -208,6 +255,13 @@ class GroupCoordinator : private GroupPersistence {
   void PersistTxnOffset(const std::string& group, int64_t producer_id,
                         int16_t producer_epoch, const TopicPartition& tp,
                         const OffsetAndMetadata& offset);
+  // Makes what was staged for `group` durable and runs `done` with kNone or
+  // the error to answer: in a cluster by appending `records` to the group's
+  // partition (a transactional batch when `producer_id` >= 0); on a single
+  // broker by committing the store (`records` unused).
+  void Write(const std::string& group, std::vector<OffsetsLogRecord> records,
+             absl::AnyInvocable<void(protocol::ErrorCode)> done,
+             int64_t producer_id = -1, int16_t producer_epoch = -1);
 
   GroupConfig config_;
   int32_t min_session_timeout_ms_;
@@ -218,6 +272,8 @@ class GroupCoordinator : private GroupPersistence {
   CommitQueue& commits_;
   std::map<std::string, Entry> groups_;
   uint64_t next_record_seq_ = 1;
+  GroupLog* log_ = nullptr;  // in a cluster
+  std::map<int32_t, int32_t> loaded_;
 };
 
 }  // namespace exactly::broker

@@ -76,4 +76,13 @@ GroupOffsets::Removed GroupOffsets::RemoveTopic(const std::string& topic) {
   return removed;
 }
 
+void GroupOffsets::RestoreTxn(int64_t producer_id,
+                              std::optional<PendingTxn> before) {
+  if (before.has_value()) {
+    pending_txns_[producer_id] = *std::move(before);
+  } else {
+    pending_txns_.erase(producer_id);
+  }
+}
+
 }  // namespace exactly::broker

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,10 @@ class GroupOffsets {
   // producer has nothing pending afterwards.
   std::vector<std::pair<TopicPartition, OffsetAndMetadata>> CompleteTxn(
       int64_t producer_id, bool commit);
+
+  // Puts a producer's pending offsets back as they were (none when nullopt):
+  // a TxnOffsetCommit whose write failed.
+  void RestoreTxn(int64_t producer_id, std::optional<PendingTxn> before);
 
   bool HasPendingTxn(const TopicPartition& tp) const;
   // A regular commit in flight or a transactional offset pending.

@@ -36,10 +36,9 @@ FindCoordinatorResponse::Coordinator Answer(BrokerState& b,
                  key_type == protocol::kCoordinatorKeyGroup
                      ? CoordinatorKind::kGroup
                      : CoordinatorKind::kTransaction;
-             kind == CoordinatorKind::kTransaction &&
-             !EnsureTransactionStateTopic(b).ok()) {
+             !EnsureCoordinatorTopic(b, kind).ok()) {
     fail(ErrorCode::kCoordinatorNotAvailable,
-         absl::StrCat(std::string(kTransactionStateTopic),
+         absl::StrCat(std::string(CoordinatorTopic(kind)),
                       " cannot be created now"));
   } else if (CoordinatorAddress a = FindCoordinatorOf(b, kind, key); a.fenced) {
     // Kafka's answer while the coordinator's partition has no leader.

@@ -4,6 +4,8 @@
 // marker: commit applies them, abort drops them. v3 carries the consumer's
 // generation and member id, checked as OffsetCommit checks them (KIP-447), so
 // that a consumer that lost its partitions cannot commit for them.
+#include <memory>
+
 #include "group/group_coordinator.h"
 #include "handlers/group_handlers.h"
 
@@ -21,6 +23,9 @@ void HandleTxnOffsetCommit(BrokerState& b, const RequestHeader& h,
   std::vector<ErrorCode> errors;
   std::vector<TxnOffset> offsets;
   std::vector<size_t> staged;  // positions in `errors` of `offsets`
+  const std::string request_group = request.group_id;
+  const int64_t request_producer_id = request.producer_id;
+  const int16_t request_producer_epoch = request.producer_epoch;
   std::optional<ErrorCode> request_error =
       GroupRequestError(b, h, request.group_id);
   if (!request_error && request.group_id.empty()) {
@@ -56,32 +61,32 @@ void HandleTxnOffsetCommit(BrokerState& b, const RequestHeader& h,
       }
     }
   }
-  if (!offsets.empty()) {
-    ApiError e = b.groups().StageTxnOffsets(
-        request.group_id, request.producer_id, request.producer_epoch, offsets);
-    if (!e.ok()) {
-      for (size_t i : staged) errors[i] = e.code;
-      staged.clear();
+  // Answers once the staged offsets are durable (replicated, in a cluster);
+  // a failed write fails the partitions it carried.
+  auto answer = [request = std::move(request), r = std::move(r),
+                 errors = std::move(errors),
+                 staged](ErrorCode written) mutable {
+    if (written != ErrorCode::kNone) {
+      for (size_t i : staged) errors[i] = written;
     }
-  }
-  b.commits().AfterCommit(
-      [request = std::move(request), r = std::move(r),
-       errors = std::move(errors),
-       staged = std::move(staged)](const absl::Status& s) mutable {
-        if (!s.ok()) {
-          for (size_t i : staged) errors[i] = ErrorCode::kNotCoordinator;
-        }
-        TxnOffsetCommitResponse response;
-        size_t i = 0;
-        for (const TxnOffsetCommitRequest::Topic& t : request.topics) {
-          TxnOffsetCommitResponse::Topic& rt = response.topics.emplace_back();
-          rt.name = t.name;
-          for (const TxnOffsetCommitRequest::Partition& p : t.partitions) {
-            rt.partitions.push_back({p.index, Code(errors[i++]), {}});
-          }
-        }
-        r.Send(response);
-      });
+    TxnOffsetCommitResponse response;
+    size_t i = 0;
+    for (const TxnOffsetCommitRequest::Topic& t : request.topics) {
+      TxnOffsetCommitResponse::Topic& rt = response.topics.emplace_back();
+      rt.name = t.name;
+      for (const TxnOffsetCommitRequest::Partition& p : t.partitions) {
+        rt.partitions.push_back({p.index, Code(errors[i++]), {}});
+      }
+    }
+    r.Send(response);
+  };
+  if (offsets.empty()) return answer(ErrorCode::kNone);
+  // Shared: the check's error answers now, or the write's outcome later.
+  auto shared = std::make_shared<decltype(answer)>(std::move(answer));
+  ApiError e = b.groups().StageTxnOffsets(
+      request_group, request_producer_id, request_producer_epoch, offsets,
+      [shared](ErrorCode written) { (*shared)(written); });
+  if (!e.ok()) (*shared)(e.code);
 }
 
 }  // namespace exactly::broker

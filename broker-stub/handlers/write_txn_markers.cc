@@ -31,22 +31,28 @@ namespace {
 // How long a marker waits for the ISR: Kafka's request.timeout.ms default.
 constexpr int32_t kMarkerTimeoutMs = 30000;
 
-// Applies (commit) or drops (abort) `m`'s producer's pending offsets in the
-// groups this broker coordinates on offsets partition `index`.
-protocol::ErrorCode CompleteGroupOffsets(
-    BrokerState& b, const protocol::WriteTxnMarkersRequest::Marker& m,
-    int32_t index) {
-  const BrokerInfo* owner =
-      CoordinatorBrokerOf(*b.controller()->metadata(), index);
-  if (index < 0 || index >= kCoordinatorPartitions || owner == nullptr ||
-      owner->node_id != b.options().node_id)
-    return protocol::ErrorCode::kNotCoordinator;
-  for (const std::string& group :
-       b.groups().GroupsWithPendingTxnOffsets(m.producer_id)) {
-    if (CoordinatorPartition(group) == index)
-      b.groups().CompleteTxnOffsets(group, m.producer_id, m.transaction_result);
+// Once the markers are written (and replicated): a marker on
+// __consumer_offsets-N applies (commit) or drops (abort) its producer's
+// pending offsets in the groups this broker coordinates on partition N, as
+// Kafka's GroupCoordinator.onTransactionCompleted. `commits[i]` is the result
+// of the request's marker i.
+void CompleteGroupOffsets(BrokerState& b,
+                          const protocol::WriteTxnMarkersResponse& response,
+                          const std::vector<bool>& commits) {
+  for (size_t i = 0; i < response.markers.size() && i < commits.size(); ++i) {
+    const auto& rm = response.markers[i];
+    for (const auto& rt : rm.topics) {
+      if (rt.name != kConsumerOffsetsTopic) continue;
+      for (const auto& rp : rt.partitions) {
+        if (rp.error_code != 0) continue;
+        for (const std::string& group :
+             b.groups().GroupsWithPendingTxnOffsets(rm.producer_id)) {
+          if (CoordinatorPartition(group) == rp.index)
+            b.groups().CompleteTxnOffsets(group, rm.producer_id, commits[i]);
+        }
+      }
+    }
   }
-  return protocol::ErrorCode::kNone;
 }
 
 // A marker Kafka cannot build a control batch for: no producer id, or epoch
@@ -113,6 +119,8 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
     r = std::move(held->responder);
   }
   protocol::WriteTxnMarkersResponse response;
+  std::vector<bool> commits;
+  for (const auto& m : request.markers) commits.push_back(m.transaction_result);
   // Markers on partitions with followers, answered once replicated.
   std::vector<DelayedProduce::Wait> waits;
   std::vector<std::array<size_t, 3>> waiting;  // marker, topic, partition
@@ -142,11 +150,6 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
           continue;
         }
         Partition* p = b.FindPartition(t.name, index);
-        if (p == nullptr && t.name == kConsumerOffsetsTopic &&
-            b.controller() != nullptr) {
-          fail(CompleteGroupOffsets(b, m, index));
-          continue;
-        }
         if (p == nullptr) {
           fail(ErrorCode::kUnknownTopicOrPartition);
           continue;
@@ -186,8 +189,8 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
   }
   b.commits().AfterCommit(
       [&b, response = std::move(response), r = std::move(r),
-       waits = std::move(waits),
-       waiting = std::move(waiting)](const absl::Status& status) mutable {
+       waits = std::move(waits), waiting = std::move(waiting),
+       commits = std::move(commits)](const absl::Status& status) mutable {
         if (!status.ok()) {
           for (auto& m : response.markers)
             for (auto& t : m.topics)
@@ -197,17 +200,21 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
                       static_cast<int16_t>(ErrorCode::kKafkaStorageError);
           return r.Send(response);
         }
-        if (waits.empty()) return r.Send(response);
+        if (waits.empty()) {
+          CompleteGroupOffsets(b, response, commits);
+          return r.Send(response);
+        }
         auto delayed = std::make_shared<DelayedProduce>(
             b, std::move(waits), kMarkerTimeoutMs,
-            [response = std::move(response), r = std::move(r),
-             waiting = std::move(waiting)](
+            [&b, response = std::move(response), r = std::move(r),
+             waiting = std::move(waiting), commits = std::move(commits)](
                 const std::vector<DelayedProduce::Wait>& outcome) mutable {
               for (size_t i = 0; i < outcome.size(); ++i) {
                 auto [m, t, p] = waiting[i];
                 response.markers[m].topics[t].partitions[p].error_code =
                     static_cast<int16_t>(outcome[i].outcome);
               }
+              CompleteGroupOffsets(b, response, commits);
               r.Send(response);
             });
         delayed->Start();

@@ -56,9 +56,8 @@ void MarkerSender::Attempt(const std::shared_ptr<Pending>& p) {
        it != p->markers.partitions.end();) {
     const auto& [topic, index] = *it;
     const BrokerInfo* target = nullptr;
-    if (topic == kConsumerOffsetsTopic) {
-      target = CoordinatorBrokerOf(*m, index);
-    } else if (const PartitionState* ps = m->partition(topic, index)) {
+    // A group's offsets partition too: its leader coordinates the group.
+    if (const PartitionState* ps = m->partition(topic, index)) {
       target = m->broker(ps->leader);
     } else {
       LogInfo("transaction '", p->markers.transactional_id, "': ", topic, "-",

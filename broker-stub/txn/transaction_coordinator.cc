@@ -6,8 +6,8 @@
 #include "cluster/appender.h"
 #include "cluster/broker_state.h"
 #include "cluster/cluster_membership.h"
+#include "cluster/coordinator_log.h"
 #include "cluster/coordinator_placement.h"
-#include "replication/delayed_produce.h"
 #include "storage/keys.h"
 #include "txn/transaction_log.h"
 #include "util/logging.h"
@@ -37,10 +37,6 @@ ApiError Fenced(int16_t version, int16_t fenced_code_version,
                    : ErrorCode::kInvalidProducerEpoch,
                std::move(message));
 }
-
-// How long a state write waits for the in-sync replicas: Kafka's coordinator
-// waits request.timeout.ms.
-constexpr int32_t kStateWriteTimeoutMs = 30000;
 
 // The controller could not hand out a block of producer ids: retriable.
 ApiError NoProducerId() {
@@ -131,53 +127,25 @@ void TransactionCoordinator::WriteToLog(const TxnMetadata& m, Written then) {
   const std::string id = m.transactional_id;
   const int32_t index = CoordinatorPartition(id);
   auto loaded = loaded_.find(index);
-  Topic* topic = b_.topics().Find(kTransactionStateTopic);
-  Partition* p = topic == nullptr ? nullptr : topic->partition(index);
-  if (loaded == loaded_.end() || p == nullptr ||
-      LeadershipError(b_, kTransactionStateTopic, index) != ErrorCode::kNone) {
+  if (loaded == loaded_.end()) {
     return then(
         Error(ErrorCode::kNotCoordinator,
               absl::StrCat("this broker no longer coordinates '", id, "'")));
   }
   const int32_t epoch = loaded->second;
-  // Kafka's mapping of a failed state append to the coordinator's answer.
-  auto failed = [this, id, index, epoch](ErrorCode cause) {
-    if (auto l = loaded_.find(index); l != loaded_.end() && l->second == epoch)
-      RevertFromLog(id);
-    const bool moved = cause == ErrorCode::kNotLeaderOrFollower ||
-                       cause == ErrorCode::kKafkaStorageError;
-    return Error(moved ? ErrorCode::kNotCoordinator
-                       : ErrorCode::kCoordinatorNotAvailable,
-                 absl::StrCat("the state of '", id, "' could not be written: ",
-                              std::string(protocol::ErrorCodeName(cause))));
-  };
-  if (InSyncReplicaCount(*p) < RequiredInSyncReplicas(b_, *topic, *p))
-    return then(failed(ErrorCode::kNotEnoughReplicas));
-  const std::string batch = BuildTransactionLogBatch(m, b_.NowMs());
-  SharedBuffer frame = CopyToSharedBuffer(batch);
-  AppendOutcome out = AppendRecords(
-      b_, *p, *topic, frame, std::string_view(frame.get(), batch.size()));
-  if (!out.error.ok()) return then(failed(out.error.code));
-  const int64_t required = p->log().log_end_offset();
-  PublishAppendsAfterCommit(b_, {{std::string(kTransactionStateTopic), index}});
-  b_.commits().AfterCommit(
-      [this, index, required, failed,
-       then = std::move(then)](const absl::Status& s) mutable {
-        if (!s.ok()) return then(failed(ErrorCode::kKafkaStorageError));
-        Partition* p = b_.FindPartition(kTransactionStateTopic, index);
-        if (p == nullptr) return then(failed(ErrorCode::kNotLeaderOrFollower));
-        if (!NeedsReplicaAcks(*p)) return then(ApiError{});
-        auto delayed = std::make_shared<DelayedProduce>(
-            b_,
-            std::vector<DelayedProduce::Wait>{
-                {std::string(kTransactionStateTopic), index, required}},
-            kStateWriteTimeoutMs,
-            [failed, then = std::move(then)](
-                const std::vector<DelayedProduce::Wait>& waits) mutable {
-              const ErrorCode outcome = waits.front().outcome;
-              then(outcome == ErrorCode::kNone ? ApiError{} : failed(outcome));
-            });
-        delayed->Start();
+  AppendToCoordinatorLog(
+      b_, kTransactionStateTopic, index,
+      BuildTransactionLogBatch(m, b_.NowMs()),
+      [this, id, index, epoch,
+       then = std::move(then)](ErrorCode cause) mutable {
+        if (cause == ErrorCode::kNone) return then(ApiError{});
+        if (auto l = loaded_.find(index);
+            l != loaded_.end() && l->second == epoch)
+          RevertFromLog(id);
+        then(
+            Error(CoordinatorWriteError(cause),
+                  absl::StrCat("the state of '", id, "' could not be written: ",
+                               std::string(protocol::ErrorCodeName(cause)))));
       });
 }
 
@@ -216,28 +184,10 @@ int32_t TransactionCoordinator::CoordinatorEpochOf(
 }
 
 void TransactionCoordinator::TakeUpLeaderships(const ClusterMetadata& m) {
-  auto topic = m.topics.find(std::string(kTransactionStateTopic));
-  std::set<int32_t> leading;
-  if (topic != m.topics.end() && !b_.faults().isolated()) {
-    const auto& partitions = topic->second->partitions;
-    for (size_t i = 0; i < partitions.size(); ++i) {
-      if (partitions[i].leader == b_.options().node_id)
-        leading.insert(static_cast<int32_t>(i));
-    }
-  }
-  for (auto it = loaded_.begin(); it != loaded_.end();) {
-    const int32_t index = it->first;
-    ++it;
-    if (!leading.contains(index)) UnloadPartition(index);
-  }
-  for (int32_t index : leading) {
-    const int32_t epoch = std::max(
-        topic->second->partitions[static_cast<size_t>(index)].leader_epoch, 0);
-    auto l = loaded_.find(index);
-    if (l != loaded_.end() && l->second == epoch) continue;
-    if (l != loaded_.end()) UnloadPartition(index);
-    LoadPartition(index, epoch);
-  }
+  LeadershipChanges changes =
+      ChangedLeaderships(b_, m, kTransactionStateTopic, loaded_);
+  for (int32_t index : changes.unload) UnloadPartition(index);
+  for (const auto& [index, epoch] : changes.load) LoadPartition(index, epoch);
 }
 
 void TransactionCoordinator::LoadPartition(int32_t index, int32_t epoch) {

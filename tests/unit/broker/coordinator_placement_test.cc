@@ -1,5 +1,5 @@
-// Which broker coordinates a key: Kafka's hash partition, then a fixed broker
-// for that partition.
+// Which partition of a coordinator topic a key hashes to (Kafka's
+// partitionFor), and the topics of each kind of coordinator.
 #include "cluster/coordinator_placement.h"
 
 #include "gtest/gtest.h"
@@ -21,30 +21,13 @@ TEST(CoordinatorPlacementTest, PartitionIsKafkasPartitionFor) {
   }
 }
 
-ClusterMetadata Brokers(std::initializer_list<std::pair<int32_t, bool>> ids) {
-  ClusterMetadata m;
-  for (auto [id, fenced] : ids)
-    m.brokers[id] = BrokerInfo{id, "h", 9000 + id, fenced};
-  return m;
-}
-
-TEST(CoordinatorPlacementTest, PartitionsSpreadOverRegisteredBrokers) {
-  ClusterMetadata m = Brokers({{1, false}, {2, false}, {3, false}});
-  EXPECT_EQ(CoordinatorBrokerOf(m, 0)->node_id, 1);
-  EXPECT_EQ(CoordinatorBrokerOf(m, 1)->node_id, 2);
-  EXPECT_EQ(CoordinatorBrokerOf(m, 2)->node_id, 3);
-  EXPECT_EQ(CoordinatorBrokerOf(m, 49)->node_id, 2);
-  EXPECT_EQ(CoordinatorBrokerOf(ClusterMetadata{}, 0), nullptr);
-}
-
-TEST(CoordinatorPlacementTest, ADeadBrokerKeepsItsKeys) {
-  // No failover yet (issue 20): a fenced broker still coordinates its
-  // partitions, and callers see it is fenced.
-  ClusterMetadata m = Brokers({{1, false}, {2, true}, {3, false}});
-  const BrokerInfo* b = CoordinatorBrokerOf(m, 1);
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->node_id, 2);
-  EXPECT_TRUE(b->fenced);
+TEST(CoordinatorPlacementTest, EachKindHasKafkasTopic) {
+  EXPECT_EQ(CoordinatorTopic(CoordinatorKind::kGroup), "__consumer_offsets");
+  EXPECT_EQ(CoordinatorTopic(CoordinatorKind::kTransaction),
+            "__transaction_state");
+  EXPECT_TRUE(IsInternalTopic("__consumer_offsets"));
+  EXPECT_TRUE(IsInternalTopic("__transaction_state"));
+  EXPECT_FALSE(IsInternalTopic("consumer_offsets"));
 }
 
 }  // namespace
