@@ -546,11 +546,13 @@ absl::StatusOr<int32_t> Broker::CoordinatorOf(CoordinatorKey kind,
   const std::string owned(key);
   // On the loop: the answer is this broker's, as FindCoordinator gives it.
   return impl_->RunOnLoop([&]() -> absl::StatusOr<int32_t> {
-    const CoordinatorAddress a = FindCoordinatorOf(
-        *impl_->state_,
-        kind == CoordinatorKey::kGroup ? CoordinatorKind::kGroup
-                                       : CoordinatorKind::kTransaction,
-        owned);
+    const CoordinatorKind k = kind == CoordinatorKey::kGroup
+                                  ? CoordinatorKind::kGroup
+                                  : CoordinatorKind::kTransaction;
+    // As FindCoordinator: the first question creates the coordinator's topic.
+    if (ApiError e = EnsureCoordinatorTopic(*impl_->state_, k); !e.ok())
+      return absl::UnavailableError(e.message);
+    const CoordinatorAddress a = FindCoordinatorOf(*impl_->state_, k, owned);
     if (a.node_id < 1)
       return absl::UnavailableError(
           absl::StrCat("no broker coordinates '", owned, "'"));

@@ -6,8 +6,11 @@
 // that a consumer that lost its partitions cannot commit for them.
 #include <memory>
 
+#include "cluster/coordinator_placement.h"
 #include "group/group_coordinator.h"
 #include "handlers/group_handlers.h"
+#include "txn/remote_verification.h"
+#include "txn/transaction_coordinator.h"
 
 namespace exactly::broker {
 
@@ -15,6 +18,46 @@ namespace {
 using protocol::ErrorCode;
 using protocol::TxnOffsetCommitRequest;
 using protocol::TxnOffsetCommitResponse;
+
+// KIP-890 for offsets, as Kafka 3.6+ verifies a TxnOffsetCommit: the group's
+// __consumer_offsets partition must be in the producer's ongoing transaction
+// (AddOffsetsToTxn put it there), asked of the transaction coordinator, over
+// the wire when that is another broker. Otherwise a TxnOffsetCommit retried
+// after its transaction ended (aborted on a timeout, its producer fenced)
+// would leave pending offsets that no marker clears, and the group's
+// read_committed consumers would get UNSTABLE_OFFSET_COMMIT for good.
+void VerifyOffsetsInTransaction(BrokerState& b,
+                                const std::string& transactional_id,
+                                int64_t producer_id, int16_t producer_epoch,
+                                const std::string& group,
+                                absl::AnyInvocable<void(ApiError)> done) {
+  std::pair<std::string, int32_t> offsets_partition{
+      std::string(kConsumerOffsetsTopic), CoordinatorPartition(group)};
+  if (b.controller() == nullptr ||
+      CoordinatorError(b, CoordinatorKind::kTransaction, transactional_id) ==
+          ErrorCode::kNone) {
+    return done(b.transactions().VerifyPartitionInTransaction(
+        transactional_id, producer_id, producer_epoch, offsets_partition.first,
+        offsets_partition.second));
+  }
+  VerifyWithCoordinator(
+      b, transactional_id, producer_id, producer_epoch, {offsets_partition},
+      [offsets_partition,
+       done = std::move(done)](VerifiedPartitions verified) mutable {
+        auto it = verified.find(offsets_partition);
+        if (it == verified.end()) {
+          return done(Error(ErrorCode::kCoordinatorNotAvailable,
+                            "the transaction coordinator did not answer"));
+        }
+        // Kafka's mapping of a failed offsets append (the coordinator could
+        // not be asked: retriable).
+        if (it->second.code == ErrorCode::kNotEnoughReplicas)
+          return done(
+              Error(ErrorCode::kCoordinatorNotAvailable, it->second.message));
+        done(it->second);
+      });
+}
+
 }  // namespace
 
 void HandleTxnOffsetCommit(BrokerState& b, const RequestHeader& h,
@@ -24,6 +67,7 @@ void HandleTxnOffsetCommit(BrokerState& b, const RequestHeader& h,
   std::vector<TxnOffset> offsets;
   std::vector<size_t> staged;  // positions in `errors` of `offsets`
   const std::string request_group = request.group_id;
+  const std::string request_transactional_id = request.transactional_id;
   const int64_t request_producer_id = request.producer_id;
   const int16_t request_producer_epoch = request.producer_epoch;
   std::optional<ErrorCode> request_error =
@@ -81,12 +125,19 @@ void HandleTxnOffsetCommit(BrokerState& b, const RequestHeader& h,
     r.Send(response);
   };
   if (offsets.empty()) return answer(ErrorCode::kNone);
-  // Shared: the check's error answers now, or the write's outcome later.
+  // Shared: an error answers now, or the write's outcome later.
   auto shared = std::make_shared<decltype(answer)>(std::move(answer));
-  ApiError e = b.groups().StageTxnOffsets(
-      request_group, request_producer_id, request_producer_epoch, offsets,
-      [shared](ErrorCode written) { (*shared)(written); });
-  if (!e.ok()) (*shared)(e.code);
+  VerifyOffsetsInTransaction(
+      b, request_transactional_id, request_producer_id, request_producer_epoch,
+      request_group,
+      [&b, shared, request_group, request_producer_id, request_producer_epoch,
+       offsets = std::move(offsets)](ApiError verified) {
+        if (!verified.ok()) return (*shared)(verified.code);
+        ApiError e = b.groups().StageTxnOffsets(
+            request_group, request_producer_id, request_producer_epoch, offsets,
+            [shared](ErrorCode written) { (*shared)(written); });
+        if (!e.ok()) (*shared)(e.code);
+      });
 }
 
 }  // namespace exactly::broker

@@ -1,5 +1,6 @@
 #include "txn/transaction_coordinator.h"
 
+#include <algorithm>
 #include <asio/post.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -260,15 +261,24 @@ ApiError TransactionCoordinator::VerifyPartitionInTransaction(
       !e.ok()) {
     return e;
   }
-  if (m->state != TxnState::kOngoing ||
-      !m->partitions.contains({topic, partition})) {
+  // A group's offsets partition is in the transaction once AddOffsetsToTxn
+  // added the group.
+  const bool added =
+      topic == kConsumerOffsetsTopic
+          ? std::any_of(m->groups.begin(), m->groups.end(),
+                        [&](const std::string& g) {
+                          return CoordinatorPartition(g) == partition;
+                        })
+          : m->partitions.contains({topic, partition});
+  if (m->state != TxnState::kOngoing || !added) {
     return Error(
         ErrorCode::kInvalidTxnState,
         absl::StrCat(topic, "[", partition,
                      "] is not in an ongoing transaction of '",
                      transactional_id,
                      "' (transaction.partition.verification, "
-                     "KIP-890): add it with AddPartitionsToTxn first"));
+                     "KIP-890): add it with AddPartitionsToTxn (a group's "
+                     "offsets: AddOffsetsToTxn) first"));
   }
   return {};
 }

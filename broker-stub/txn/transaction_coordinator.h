@@ -129,7 +129,9 @@ class TransactionCoordinator {
   // leader asks before a transactional batch opens a transaction on the
   // partition, so that a batch no transaction knows of (a zombie's, a retry
   // that outlived its transaction) cannot leave an open transaction there
-  // that no marker will ever end.
+  // that no marker will ever end. A group coordinator asks the same about a
+  // TxnOffsetCommit, with the group's __consumer_offsets partition (in the
+  // transaction once AddOffsetsToTxn added a group that hashes to it).
   ApiError VerifyPartitionInTransaction(const std::string& transactional_id,
                                         int64_t producer_id,
                                         int16_t producer_epoch,
