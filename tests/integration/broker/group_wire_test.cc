@@ -177,11 +177,30 @@ TEST_F(GroupWireTest, FlexibleMembershipAndOffsetVersions) {
 
 TEST_F(GroupWireTest, TxnOffsetCommitChecksMembershipAndStaysPending) {
   std::string member = JoinAndSync("g");
+  // A transaction of each producer with the group's offsets in it
+  // (AddOffsetsToTxn), which the broker verifies a TxnOffsetCommit against.
+  auto begin = [&](const std::string& id) {
+    protocol::InitProducerIdRequest init;
+    init.transactional_id = id;
+    init.transaction_timeout_ms = 60000;
+    auto producer = client_->Call<protocol::InitProducerIdResponse>(init, 3);
+    EXPECT_EQ(producer.error_code, 0);
+    protocol::AddOffsetsToTxnRequest add;
+    add.transactional_id = id;
+    add.producer_id = producer.producer_id;
+    add.producer_epoch = producer.producer_epoch;
+    add.group_id = "g";
+    EXPECT_EQ(
+        client_->Call<protocol::AddOffsetsToTxnResponse>(add, 0).error_code, 0);
+    return producer;
+  };
+  const auto first = begin("tx");
+  const auto second = begin("tx2");
   protocol::TxnOffsetCommitRequest txn;
   txn.transactional_id = "tx";
   txn.group_id = "g";
-  txn.producer_id = 1000;
-  txn.producer_epoch = 0;
+  txn.producer_id = first.producer_id;
+  txn.producer_epoch = first.producer_epoch;
   txn.generation_id = 2;
   txn.member_id = member;
   txn.topics = {{"t", {{0, 99, -1, "txn", {}}}, {}}};
@@ -198,7 +217,9 @@ TEST_F(GroupWireTest, TxnOffsetCommitChecksMembershipAndStaysPending) {
   EXPECT_EQ(staged.topics[0].partitions[0].error_code, 0);
   // v0 carries no member: not checked.
   protocol::TxnOffsetCommitRequest v0 = txn;
-  v0.producer_id = 2000;
+  v0.transactional_id = "tx2";
+  v0.producer_id = second.producer_id;
+  v0.producer_epoch = second.producer_epoch;
   v0.topics = {{"t", {{1, 5, -1, std::nullopt, {}}}, {}}};
   auto old = client_->Call<protocol::TxnOffsetCommitResponse>(v0, 0);
   EXPECT_EQ(old.topics[0].partitions[0].error_code, 0);
@@ -221,6 +242,25 @@ TEST_F(GroupWireTest, TxnOffsetCommitChecksMembershipAndStaysPending) {
     EXPECT_EQ(p.committed_offset, -1) << "invisible until the txn commits";
   }
   EXPECT_EQ(*broker_->CommittedOffset("g", "t", 0), std::nullopt);
+
+  // Verified against the transaction (KIP-890): a producer the transactional
+  // id does not know, and a transaction without the group, are refused.
+  protocol::TxnOffsetCommitRequest stranger = txn;
+  stranger.producer_id = first.producer_id + 1000;
+  EXPECT_EQ(client_->Call<protocol::TxnOffsetCommitResponse>(stranger, 3)
+                .topics[0]
+                .partitions[0]
+                .error_code,
+            Code(ErrorCode::kInvalidProducerIdMapping));
+  protocol::TxnOffsetCommitRequest elsewhere = txn;
+  elsewhere.group_id = "g-not-added";
+  elsewhere.generation_id = -1;
+  elsewhere.member_id = "";
+  EXPECT_EQ(client_->Call<protocol::TxnOffsetCommitResponse>(elsewhere, 3)
+                .topics[0]
+                .partitions[0]
+                .error_code,
+            Code(ErrorCode::kInvalidTxnState));
 }
 
 TEST_F(GroupWireTest, DescribeListLeaveDeleteAtTheirLatestVersions) {
