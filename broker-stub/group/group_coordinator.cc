@@ -621,7 +621,9 @@ void GroupCoordinator::DeleteGroups(
   auto finish_one = [pending] {
     if (--pending->left == 0) pending->done(std::move(pending->errors));
   };
-  for (auto& [group, tombstones] : writes) {
+  for (auto& [id, tombstones] : writes) {
+    // A copy: clang before 16 cannot capture a structured binding.
+    const std::string group = id;
     Write(group, std::move(tombstones),
           [pending, group, finish_one](ErrorCode e) {
             if (e != ErrorCode::kNone) {
