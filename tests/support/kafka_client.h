@@ -47,6 +47,15 @@ inline RdKafkaPtr NewClient(
   return RdKafkaPtr(rk);
 }
 
+// Every error librdkafka reports is consumed here; true when `error` is null,
+// otherwise its text goes to `*what`.
+inline bool Succeeded(rd_kafka_error_t* error, std::string* what = nullptr) {
+  if (error == nullptr) return true;
+  if (what != nullptr) *what = rd_kafka_error_string(error);
+  rd_kafka_error_destroy(error);
+  return false;
+}
+
 // Counts delivery reports of a producer.
 struct DeliveryCounter {
   std::atomic<int64_t> delivered{0};

@@ -31,6 +31,7 @@ using ::exactly::testing::ConsumedRecord;
 using ::exactly::testing::NewClient;
 using ::exactly::testing::ProduceOne;
 using ::exactly::testing::RdKafkaPtr;
+using ::exactly::testing::Succeeded;
 
 constexpr int32_t kPartitions = 3;
 
@@ -74,14 +75,6 @@ class CoordinatorFailoverTest
                                          {"linger.ms", "1"}});
   }
 };
-
-// Every error librdkafka reports is consumed here; true when `error` is null.
-bool Succeeded(rd_kafka_error_t* error, std::string* what = nullptr) {
-  if (error == nullptr) return true;
-  if (what != nullptr) *what = rd_kafka_error_string(error);
-  rd_kafka_error_destroy(error);
-  return false;
-}
 
 TEST_F(CoordinatorFailoverTest, PreparedCommitIsFinishedByTheNextCoordinator) {
   const std::string id = "prepared-writer";

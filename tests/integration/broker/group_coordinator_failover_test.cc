@@ -30,6 +30,7 @@ using ::exactly::testing::ConsumedRecord;
 using ::exactly::testing::NewClient;
 using ::exactly::testing::ProduceOne;
 using ::exactly::testing::RdKafkaPtr;
+using ::exactly::testing::Succeeded;
 
 constexpr int32_t kPartitions = 3;
 constexpr char kTopic[] = "events";
@@ -128,13 +129,6 @@ class GroupCoordinatorFailoverTest
     return out;
   }
 };
-
-bool Succeeded(rd_kafka_error_t* error, std::string* what = nullptr) {
-  if (error == nullptr) return true;
-  if (what != nullptr) *what = rd_kafka_error_string(error);
-  rd_kafka_error_destroy(error);
-  return false;
-}
 
 TEST_F(GroupCoordinatorFailoverTest, AGroupGoesOnWhileItsCoordinatorIsDown) {
   const std::string group = "failover-readers";

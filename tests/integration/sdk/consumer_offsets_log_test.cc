@@ -51,6 +51,7 @@
 #include "protocol/messages/all.h"
 #include "protocol/record_batch.h"
 #include "protocol/request_header.h"
+#include "support/kafka_client.h"
 #include "support/raw_connection.h"
 #include "support/test_cluster.h"
 
@@ -59,32 +60,10 @@ namespace {
 
 using broker::LoadedGroup;
 using broker::OffsetsLogKey;
+using testing::NewClient;
+using testing::RdKafkaPtr;
 
 constexpr const char* kOffsetsTopic = "__consumer_offsets";
-
-struct Client {
-  rd_kafka_t* rk = nullptr;
-  ~Client() {
-    if (rk != nullptr) rd_kafka_destroy(rk);
-  }
-};
-
-rd_kafka_t* NewRdKafka(rd_kafka_type_t type,
-                       std::vector<std::pair<std::string, std::string>> props) {
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char err[512];
-  for (const auto& [k, v] : props) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) !=
-        RD_KAFKA_CONF_OK) {
-      ADD_FAILURE() << k << ": " << err;
-      rd_kafka_conf_destroy(conf);
-      return nullptr;
-    }
-  }
-  rd_kafka_t* rk = rd_kafka_new(type, conf, err, sizeof err);
-  if (rk == nullptr) ADD_FAILURE() << err;
-  return rk;
-}
 
 bool Ok(rd_kafka_error_t* e, const char* what) {
   if (e == nullptr) return true;
@@ -333,39 +312,39 @@ TEST(ConsumerOffsetsLogTest, CommitsAndTxnOffsetCommitsDecodeWithTheCodec) {
 
   // Something to consume.
   {
-    Client p;
-    p.rk = NewRdKafka(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}});
-    ASSERT_NE(p.rk, nullptr);
+    RdKafkaPtr p =
+        NewClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}});
+    ASSERT_TRUE(p);
     for (int i = 0; i < kMessages; ++i) {
-      ASSERT_EQ(rd_kafka_producev(p.rk, RD_KAFKA_V_TOPIC(topic.c_str()),
+      ASSERT_EQ(rd_kafka_producev(p.get(), RD_KAFKA_V_TOPIC(topic.c_str()),
                                   RD_KAFKA_V_PARTITION(0),
                                   RD_KAFKA_V_VALUE(const_cast<char*>("v"), 1),
                                   RD_KAFKA_V_END),
                 RD_KAFKA_RESP_ERR_NO_ERROR);
     }
-    ASSERT_EQ(rd_kafka_flush(p.rk, 30000), RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_EQ(rd_kafka_flush(p.get(), 30000), RD_KAFKA_RESP_ERR_NO_ERROR);
   }
 
   // (a) A member of G consumes and commits offset N synchronously. It stays
   // in the group until the log is read, so that G's last GroupMetadata names
   // it.
-  Client consumer;
-  consumer.rk =
-      NewRdKafka(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap},
-                                     {"group.id", g},
-                                     {"client.id", "offsets-log-consumer"},
-                                     {"partition.assignment.strategy", "range"},
-                                     {"session.timeout.ms", "30000"},
-                                     {"auto.offset.reset", "earliest"},
-                                     {"enable.auto.commit", "false"},
-                                     {"enable.partition.eof", "false"}});
-  ASSERT_NE(consumer.rk, nullptr);
-  rd_kafka_poll_set_consumer(consumer.rk);
+  RdKafkaPtr consumer =
+      NewClient(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap},
+                                    {"group.id", g},
+                                    {"client.id", "offsets-log-consumer"},
+                                    {"partition.assignment.strategy", "range"},
+                                    {"session.timeout.ms", "30000"},
+                                    {"auto.offset.reset", "earliest"},
+                                    {"enable.auto.commit", "false"},
+                                    {"enable.partition.eof", "false"}});
+  ASSERT_TRUE(consumer);
+  rd_kafka_poll_set_consumer(consumer.get());
   {
     rd_kafka_topic_partition_list_t* sub = rd_kafka_topic_partition_list_new(1);
     rd_kafka_topic_partition_list_add(sub, topic.c_str(),
                                       RD_KAFKA_PARTITION_UA);
-    ASSERT_EQ(rd_kafka_subscribe(consumer.rk, sub), RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_EQ(rd_kafka_subscribe(consumer.get(), sub),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
     rd_kafka_topic_partition_list_destroy(sub);
   }
   int consumed = 0;
@@ -373,7 +352,7 @@ TEST(ConsumerOffsetsLogTest, CommitsAndTxnOffsetCommitsDecodeWithTheCodec) {
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (consumed < kMessages &&
          std::chrono::steady_clock::now() < consume_deadline) {
-    rd_kafka_message_t* msg = rd_kafka_consumer_poll(consumer.rk, 200);
+    rd_kafka_message_t* msg = rd_kafka_consumer_poll(consumer.get(), 200);
     if (msg == nullptr) continue;
     if (msg->err == RD_KAFKA_RESP_ERR_NO_ERROR) ++consumed;
     rd_kafka_message_destroy(msg);
@@ -383,23 +362,23 @@ TEST(ConsumerOffsetsLogTest, CommitsAndTxnOffsetCommitsDecodeWithTheCodec) {
     rd_kafka_topic_partition_list_t* offsets =
         rd_kafka_topic_partition_list_new(1);
     rd_kafka_topic_partition_list_add(offsets, topic.c_str(), 0)->offset = kN;
-    rd_kafka_resp_err_t err = rd_kafka_commit(consumer.rk, offsets, 0);
+    rd_kafka_resp_err_t err = rd_kafka_commit(consumer.get(), offsets, 0);
     rd_kafka_topic_partition_list_destroy(offsets);
     ASSERT_EQ(err, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(err);
   }
 
   // (b) A transactional producer commits G2's offset M with its transaction.
   {
-    Client p;
-    p.rk = NewRdKafka(RD_KAFKA_PRODUCER,
-                      {{"bootstrap.servers", bootstrap},
-                       {"transactional.id",
-                        testing::TestCluster::UniqueName("offsets-log-writer")},
-                       {"transaction.timeout.ms", "30000"}});
-    ASSERT_NE(p.rk, nullptr);
-    ASSERT_TRUE(Ok(rd_kafka_init_transactions(p.rk, 60000), "init"));
-    ASSERT_TRUE(Ok(rd_kafka_begin_transaction(p.rk), "begin"));
-    ASSERT_EQ(rd_kafka_producev(p.rk, RD_KAFKA_V_TOPIC(topic.c_str()),
+    RdKafkaPtr p =
+        NewClient(RD_KAFKA_PRODUCER,
+                  {{"bootstrap.servers", bootstrap},
+                   {"transactional.id",
+                    testing::TestCluster::UniqueName("offsets-log-writer")},
+                   {"transaction.timeout.ms", "30000"}});
+    ASSERT_TRUE(p);
+    ASSERT_TRUE(Ok(rd_kafka_init_transactions(p.get(), 60000), "init"));
+    ASSERT_TRUE(Ok(rd_kafka_begin_transaction(p.get()), "begin"));
+    ASSERT_EQ(rd_kafka_producev(p.get(), RD_KAFKA_V_TOPIC(topic.c_str()),
                                 RD_KAFKA_V_PARTITION(0),
                                 RD_KAFKA_V_VALUE(const_cast<char*>("t"), 1),
                                 RD_KAFKA_V_END),
@@ -410,17 +389,17 @@ TEST(ConsumerOffsetsLogTest, CommitsAndTxnOffsetCommitsDecodeWithTheCodec) {
     rd_kafka_consumer_group_metadata_t* cgmd =
         rd_kafka_consumer_group_metadata_new(g2.c_str());
     bool sent =
-        Ok(rd_kafka_send_offsets_to_transaction(p.rk, offsets, cgmd, 60000),
+        Ok(rd_kafka_send_offsets_to_transaction(p.get(), offsets, cgmd, 60000),
            "send_offsets_to_transaction");
     rd_kafka_consumer_group_metadata_destroy(cgmd);
     rd_kafka_topic_partition_list_destroy(offsets);
     ASSERT_TRUE(sent);
-    ASSERT_TRUE(Ok(rd_kafka_commit_transaction(p.rk, 60000), "commit"));
+    ASSERT_TRUE(Ok(rd_kafka_commit_transaction(p.get(), 60000), "commit"));
   }
 
   // The groups' partitions of __consumer_offsets, its partition count from
   // Metadata (the Kafka harness may run fewer than Kafka's default 50).
-  OffsetsTopic offsets_topic = DescribeOffsetsTopic(consumer.rk);
+  OffsetsTopic offsets_topic = DescribeOffsetsTopic(consumer.get());
   ASSERT_GT(offsets_topic.partitions, 0) << "no __consumer_offsets partitions";
   std::map<int32_t, RawPartition> raw;
   for (const std::string& group : {g, g2}) {
@@ -484,7 +463,7 @@ TEST(ConsumerOffsetsLogTest, CommitsAndTxnOffsetCommitsDecodeWithTheCodec) {
   EXPECT_EQ(o->offset, kM);
   EXPECT_TRUE(loaded.at(g2).offsets.pending_txns().empty());
 
-  rd_kafka_consumer_close(consumer.rk);
+  rd_kafka_consumer_close(consumer.get());
 }
 
 }  // namespace
