@@ -19,7 +19,6 @@
 #include "cluster/appender.h"
 #include "cluster/cluster_membership.h"
 #include "cluster/coordinator_placement.h"
-#include "controller/controller.h"
 #include "group/group_coordinator.h"
 #include "handlers/transaction_handlers.h"
 #include "replication/delayed_produce.h"
