@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "cluster/cluster_membership.h"
 #include "cluster/consumer_offsets_log.h"
+#include "cluster/log_cleaner.h"
 #include "controller/controller.h"
 #include "group/group_coordinator.h"
 #include "replication/replica_fetcher.h"
@@ -82,6 +83,8 @@ absl::StatusOr<std::unique_ptr<BrokerState>> BrokerState::Open(
   if (absl::Status s = state->groups_->Load(); !s.ok()) return s;
   if (absl::Status s = state->transactions_->Load(); !s.ok()) return s;
   state->transactions_->Start();
+  state->cleaner_ = std::make_unique<LogCleaner>(*state);
+  state->cleaner_->Start();
   return state;
 }
 
@@ -320,7 +323,9 @@ absl::Status BrokerState::LoadPartition(Partition& partition) {
                                               header->base_offset);
         // Rebuild the transaction index as the appends built it.
         const StoredBatch& stored = partition.log().batches().back();
-        if (header->is_control()) {
+        // A header-only control batch is a marker the cleaner emptied: its
+        // transaction has left the log.
+        if (header->is_control() && header->record_count > 0) {
           absl::StatusOr<protocol::ControlType> type =
               protocol::ReadControlType({stored.header, stored.bytes()});
           if (!type.ok())
@@ -329,7 +334,7 @@ absl::Status BrokerState::LoadPartition(Partition& partition) {
           partition.transactions().OnMarker(
               header->producer_id, *type == protocol::ControlType::kCommit,
               header->base_offset);
-        } else if (header->is_transactional()) {
+        } else if (header->is_transactional() && !header->is_control()) {
           partition.transactions().OnTransactionalBatch(header->producer_id,
                                                         header->base_offset);
         }

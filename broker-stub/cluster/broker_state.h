@@ -31,6 +31,7 @@ struct ClusterMetadata;
 class GroupCoordinator;
 class GroupLog;
 class ReplicaFetchers;
+class LogCleaner;
 class TransactionCoordinator;
 
 class BrokerState {
@@ -55,6 +56,7 @@ class BrokerState {
   TopicRegistry& topics() { return topics_; }
   GroupCoordinator& groups() { return *groups_; }
   const GroupCoordinator& groups() const { return *groups_; }
+  LogCleaner& cleaner() { return *cleaner_; }
   TransactionCoordinator& transactions() { return *transactions_; }
   const TransactionCoordinator& transactions() const { return *transactions_; }
   // Where request frames are read into; shared with the server.
@@ -152,6 +154,7 @@ class BrokerState {
   std::unique_ptr<GroupCoordinator> groups_;
   // Its connections to the leaders go before anything else.
   std::unique_ptr<ReplicaFetchers> fetchers_;
+  std::unique_ptr<LogCleaner> cleaner_;
 };
 
 }  // namespace exactly::broker

@@ -88,6 +88,7 @@ ApiError EnsureCoordinatorTopic(BrokerState& b, CoordinatorKind kind) {
   ApiError e = b.CreateTopic(
       name, kCoordinatorPartitions,
       {{"cleanup.policy", "compact"},
+       {"segment.bytes", std::to_string(b.options().coordinator_segment_bytes)},
        {"min.insync.replicas", std::to_string(std::min(2, replicas))}},
       /*validate_only=*/false, replicas);
   if (e.code == protocol::ErrorCode::kTopicAlreadyExists) return {};

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "log/compaction.h"
 #include "log/partition_log.h"
 #include "log/transaction_index.h"
 #include "producer/producer_state.h"
@@ -49,6 +50,8 @@ class Partition {
   const ProducerStateTable& producers() const { return producers_; }
   PartitionReplication& replication() { return replication_; }
   const PartitionReplication& replication() const { return replication_; }
+  CleanerCheckpoint& cleaner() { return cleaner_; }
+  const CleanerCheckpoint& cleaner() const { return cleaner_; }
   TransactionIndex& transactions() { return transactions_; }
   const TransactionIndex& transactions() const { return transactions_; }
 
@@ -88,6 +91,7 @@ class Partition {
   PartitionLog log_;
   ProducerStateTable producers_;
   TransactionIndex transactions_;
+  CleanerCheckpoint cleaner_;
   PartitionReplication replication_;
   std::vector<std::weak_ptr<PartitionWaiter>> waiters_;
   size_t prune_at_ = 64;

@@ -18,7 +18,7 @@ const std::vector<TopicConfigDefinition>* MakeDefinitions() {
   return new std::vector<TopicConfigDefinition>{
       {"cleanup.policy", "delete", true, T::kList, "log.cleanup.policy"},
       {"compression.type", "producer", false, T::kString, "compression.type"},
-      {"delete.retention.ms", "86400000", false, T::kLong,
+      {"delete.retention.ms", "86400000", true, T::kLong,
        "log.cleaner.delete.retention.ms"},
       {"file.delete.delay.ms", "60000", false, T::kLong,
        "log.segment.delete.delay.ms"},
@@ -33,7 +33,7 @@ const std::vector<TopicConfigDefinition>* MakeDefinitions() {
       {"local.retention.bytes", "-2", false, T::kLong,
        "log.local.retention.bytes"},
       {"local.retention.ms", "-2", false, T::kLong, "log.local.retention.ms"},
-      {"max.compaction.lag.ms", "9223372036854775807", false, T::kLong,
+      {"max.compaction.lag.ms", "9223372036854775807", true, T::kLong,
        "log.cleaner.max.compaction.lag.ms"},
       {"max.message.bytes", "1048588", true, T::kInt, "message.max.bytes"},
       {"message.downconversion.enable", "true", false, T::kBoolean,
@@ -44,20 +44,20 @@ const std::vector<TopicConfigDefinition>* MakeDefinitions() {
        T::kLong, "log.message.timestamp.difference.max.ms"},
       {"message.timestamp.type", "CreateTime", true, T::kString,
        "log.message.timestamp.type"},
-      {"min.cleanable.dirty.ratio", "0.5", false, T::kDouble,
+      {"min.cleanable.dirty.ratio", "0.5", true, T::kDouble,
        "log.cleaner.min.cleanable.ratio"},
-      {"min.compaction.lag.ms", "0", false, T::kLong,
+      {"min.compaction.lag.ms", "0", true, T::kLong,
        "log.cleaner.min.compaction.lag.ms"},
       {"min.insync.replicas", "1", false, T::kInt, "min.insync.replicas"},
       {"preallocate", "false", false, T::kBoolean, "log.preallocate"},
       {"remote.storage.enable", "false", false, T::kBoolean, ""},
       {"retention.bytes", "-1", true, T::kLong, "log.retention.bytes"},
       {"retention.ms", "-1", true, T::kLong, "log.retention.ms"},
-      {"segment.bytes", "1073741824", false, T::kInt, "log.segment.bytes"},
+      {"segment.bytes", "1073741824", true, T::kInt, "log.segment.bytes"},
       {"segment.index.bytes", "10485760", false, T::kInt,
        "log.index.size.max.bytes"},
       {"segment.jitter.ms", "0", false, T::kLong, "log.roll.jitter.ms"},
-      {"segment.ms", "604800000", false, T::kLong, "log.roll.ms"},
+      {"segment.ms", "604800000", true, T::kLong, "log.roll.ms"},
       {"unclean.leader.election.enable", "false", false, T::kBoolean,
        "unclean.leader.election.enable"},
   };
@@ -198,6 +198,14 @@ void TopicConfig::Reparse() {
                      absl::SimpleAtoi(Get("min.insync.replicas"), &v))
     min_insync_replicas_ = v;
   log_append_time_ = Get("message.timestamp.type") == "LogAppendTime";
+  (void)absl::SimpleAtoi(Get("segment.bytes"), &compaction_.segment_bytes);
+  (void)absl::SimpleAtoi(Get("segment.ms"), &compaction_.segment_ms);
+  (void)absl::SimpleAtoi(Get("delete.retention.ms"),
+                         &compaction_.delete_retention_ms);
+  (void)absl::SimpleAtoi(Get("min.compaction.lag.ms"), &compaction_.min_lag_ms);
+  (void)absl::SimpleAtoi(Get("max.compaction.lag.ms"), &compaction_.max_lag_ms);
+  (void)absl::SimpleAtod(Get("min.cleanable.dirty.ratio"),
+                         &compaction_.min_cleanable_ratio);
   cleanup_delete_ = cleanup_compact_ = false;
   for (const std::string& policy : SplitConfigList(Get("cleanup.policy"))) {
     cleanup_delete_ |= policy == "delete";

@@ -9,8 +9,10 @@
 //   clock;
 // - cleanup.policy: without "delete", no retention and no DeleteRecords
 //   (POLICY_VIOLATION); with "compact", a record without a key gets
-//   INVALID_RECORD. Nothing is compacted: Kafka never compacts the active
-//   segment, so a test-sized topic keeps every record there too.
+//   INVALID_RECORD, and the log cleaner compacts the partitions
+//   (cluster/log_cleaner.h) under segment.bytes, segment.ms,
+//   min.cleanable.dirty.ratio, min.compaction.lag.ms, max.compaction.lag.ms
+//   and delete.retention.ms.
 // The others are validated, stored and described. Unknown names are rejected
 // (INVALID_CONFIG).
 #ifndef EXACTLY_BROKER_CLUSTER_TOPIC_CONFIG_H_
@@ -61,6 +63,16 @@ const TopicConfigDefinition* FindTopicConfigDefinition(std::string_view name);
 // empty or blank value is the empty list.
 std::vector<std::string> SplitConfigList(std::string_view value);
 
+// The configs the log cleaner acts on, parsed.
+struct CompactionConfig {
+  int64_t segment_bytes = 1073741824;
+  int64_t segment_ms = 604800000;
+  int64_t delete_retention_ms = 86400000;
+  int64_t min_lag_ms = 0;
+  int64_t max_lag_ms = INT64_MAX;
+  double min_cleanable_ratio = 0.5;
+};
+
 class TopicConfig {
  public:
   // Checks one name=value pair: INVALID_CONFIG-worthy errors come back as
@@ -94,6 +106,7 @@ class TopicConfig {
   // cleanup.policy contains "delete" / "compact".
   bool cleanup_delete() const { return cleanup_delete_; }
   bool cleanup_compact() const { return cleanup_compact_; }
+  const CompactionConfig& compaction() const { return compaction_; }
 
  private:
   void Reparse();
@@ -106,6 +119,7 @@ class TopicConfig {
   bool log_append_time_ = false;
   bool cleanup_delete_ = true;
   bool cleanup_compact_ = false;
+  CompactionConfig compaction_;
 };
 
 }  // namespace exactly::broker

@@ -299,6 +299,8 @@ std::map<std::string, LoadedGroup> ReplayOffsetsLog(const PartitionLog& log,
     const protocol::RecordBatchView view{stored.header, stored.bytes()};
     const int64_t producer_id = stored.header.producer_id;
     if (stored.header.is_control()) {
+      // Emptied by the log cleaner: its transaction has left the log.
+      if (stored.header.record_count == 0) continue;
       absl::StatusOr<protocol::ControlType> type =
           protocol::ReadControlType(view);
       if (!type.ok()) {

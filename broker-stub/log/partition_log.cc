@@ -21,6 +21,40 @@ StoredBatch& PartitionLog::Append(SharedBuffer owner, char* data, size_t size,
   return stored;
 }
 
+std::vector<int64_t> PartitionLog::Rewrite(std::vector<BatchRewrite> rewrites) {
+  std::vector<int64_t> removed;
+  std::deque<StoredBatch> kept;
+  size_t next = 0;
+  for (size_t i = 0; i < batches_.size(); ++i) {
+    StoredBatch& batch = batches_[i];
+    if (next == rewrites.size() || rewrites[next].index != i) {
+      kept.push_back(std::move(batch));
+      continue;
+    }
+    std::optional<std::string>& bytes = rewrites[next++].bytes;
+    size_in_bytes_ -= batch.size;
+    if (!bytes) {
+      removed.push_back(batch.base_offset());
+      continue;
+    }
+    absl::StatusOr<protocol::RecordBatchHeader> header =
+        protocol::ParseBatchHeader(*bytes);
+    if (!header.ok()) {  // the cleaner built it: cannot happen
+      size_in_bytes_ += batch.size;
+      kept.push_back(std::move(batch));
+      continue;
+    }
+    batch.owner = CopyToSharedBuffer(*bytes);
+    batch.data = batch.owner.get();
+    batch.size = bytes->size();
+    batch.header = *header;
+    size_in_bytes_ += batch.size;
+    kept.push_back(std::move(batch));
+  }
+  batches_ = std::move(kept);
+  return removed;
+}
+
 size_t PartitionLog::CopyOut(const FrameEvacuation& plan) {
   size_t copied = 0;
   for (StoredBatch& batch : batches_) {

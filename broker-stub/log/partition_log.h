@@ -53,6 +53,13 @@ struct LogSlice {
 
 class PartitionLog {
  public:
+  // What a clean (log/compaction.h) does to one batch: `bytes` replace it at
+  // the same offsets, or nullopt removes it.
+  struct BatchRewrite {
+    size_t index = 0;  // into batches()
+    std::optional<std::string> bytes;
+  };
+
   PartitionLog() = default;
   PartitionLog(const PartitionLog&) = delete;
   PartitionLog& operator=(const PartitionLog&) = delete;
@@ -79,6 +86,17 @@ class PartitionLog {
   StoredBatch& Append(SharedBuffer owner, char* data, size_t size,
                       const protocol::RecordBatchHeader& header,
                       int32_t leader_epoch);
+
+  // A compacted leader's log has gaps: the next batch a follower copies may
+  // start past this log's end, which then moves up to it.
+  void SkipTo(int64_t offset) {
+    log_end_offset_ = std::max(log_end_offset_, offset);
+  }
+
+  // Applies a clean's rewrites, in index order. Offsets do not move: the log
+  // start and end and the high watermark stay; removed batches leave gaps.
+  // Returns the base offsets of the removed batches.
+  std::vector<int64_t> Rewrite(std::vector<BatchRewrite> rewrites);
 
   // Copies every batch whose bytes lie in `plan`'s chunks into a buffer of its
   // own, so that the chunks can be released. Returns the bytes copied.

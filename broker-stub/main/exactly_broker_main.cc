@@ -77,6 +77,13 @@ ABSL_FLAG(int32_t, min_insync_replicas, 1,
           "min.insync.replicas for topics that do not set it: acks=all "
           "writes are refused (NOT_ENOUGH_REPLICAS) while fewer replicas are "
           "in sync.");
+ABSL_FLAG(int32_t, log_cleaner_backoff_ms, 15000,
+          "How often the log cleaner looks for compacted partitions to clean "
+          "(Kafka's log.cleaner.backoff.ms).");
+ABSL_FLAG(int32_t, coordinator_segment_bytes, 100 << 20,
+          "segment.bytes of __consumer_offsets and __transaction_state "
+          "(Kafka's offsets.topic.segment.bytes): the cleaner compacts a "
+          "coordinator log once it holds more than this.");
 ABSL_FLAG(bool, unclean_leader_election, false,
           "With --brokers N: unclean.leader.election.enable for topics that "
           "do not set it.");
@@ -183,6 +190,16 @@ int main(int argc, char** argv) {
   options.replica_lag_time_max_ms =
       absl::GetFlag(FLAGS_replica_lag_time_max_ms);
   options.min_insync_replicas = absl::GetFlag(FLAGS_min_insync_replicas);
+  options.log_cleaner_backoff_ms = absl::GetFlag(FLAGS_log_cleaner_backoff_ms);
+  options.coordinator_segment_bytes =
+      absl::GetFlag(FLAGS_coordinator_segment_bytes);
+  if (options.log_cleaner_backoff_ms < 1 ||
+      options.coordinator_segment_bytes < 14) {
+    std::fprintf(stderr,
+                 "exactly-broker: --log-cleaner-backoff-ms must be at least 1 "
+                 "and --coordinator-segment-bytes at least 14\n");
+    return 2;
+  }
   if (options.min_insync_replicas < 1) {
     std::fprintf(stderr,
                  "exactly-broker: --min-insync-replicas must be at least 1\n");

@@ -406,6 +406,66 @@ absl::StatusOr<std::string> BuildRecordBatch(
   return batch;
 }
 
+absl::StatusOr<std::string> BuildRetainedBatch(
+    const RecordBatchHeader& original, const std::vector<Record>& kept,
+    std::optional<int64_t> delete_horizon_ms) {
+  int16_t attributes = original.attributes;
+  int64_t base_timestamp = original.base_timestamp;
+  if (original.has_delete_horizon()) {
+    delete_horizon_ms = original.delete_horizon_ms();
+  } else if (delete_horizon_ms) {
+    attributes |= kAttrDeleteHorizon;
+    base_timestamp = *delete_horizon_ms;
+  }
+  int64_t max_timestamp = original.max_timestamp;
+  std::string section;
+  if (kept.empty()) {
+    attributes &= ~kAttrCompressionMask;
+    attributes &= ~kAttrDeleteHorizon;
+    base_timestamp = -1;  // Kafka's empty header: RecordBatch.NO_TIMESTAMP
+  } else {
+    const bool log_append_time = (original.attributes & kAttrLogAppendTime);
+    if (!log_append_time) max_timestamp = kept.front().timestamp;
+    for (const Record& r : kept) {
+      RecordSpec spec;
+      spec.key = r.key;
+      spec.value = r.value;
+      spec.headers = r.headers;
+      spec.timestamp_delta = WrappingAdd(r.timestamp, -base_timestamp);
+      EncodeRecord(
+          spec,
+          static_cast<int32_t>(WrappingAdd(r.offset, -original.base_offset)),
+          &section);
+      if (!log_append_time)
+        max_timestamp = std::max(max_timestamp, r.timestamp);
+    }
+    if (original.compression() != Compression::kNone) {
+      absl::StatusOr<std::string> compressed =
+          Compress(original.compression(), section);
+      if (!compressed.ok()) return compressed.status();
+      section = std::move(*compressed);
+    }
+  }
+  std::string batch(kBatchHeaderSize, '\0');
+  batch += section;
+  char* p = batch.data();
+  PutBigEndian<int64_t>(p, original.base_offset);
+  PutBigEndian<int32_t>(
+      p + 8, static_cast<int32_t>(batch.size() - kBatchLengthFieldEnd));
+  PutBigEndian<int32_t>(p + 12, original.partition_leader_epoch);
+  p[kBatchMagicOffset] = kCurrentMagic;
+  PutBigEndian<int16_t>(p + 21, attributes);
+  PutBigEndian<int32_t>(p + 23, original.last_offset_delta);
+  PutBigEndian<int64_t>(p + 27, base_timestamp);
+  PutBigEndian<int64_t>(p + 35, max_timestamp);
+  PutBigEndian<int64_t>(p + 43, original.producer_id);
+  PutBigEndian<int16_t>(p + 51, original.producer_epoch);
+  PutBigEndian<int32_t>(p + 53, original.base_sequence);
+  PutBigEndian<int32_t>(p + 57, static_cast<int32_t>(kept.size()));
+  UpdateBatchCrc(batch.data(), batch.size());
+  return batch;
+}
+
 std::string BuildControlBatch(int64_t producer_id, int16_t producer_epoch,
                               ControlType type, int32_t coordinator_epoch,
                               int64_t timestamp_ms) {

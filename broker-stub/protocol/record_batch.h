@@ -35,6 +35,10 @@ inline constexpr int16_t kAttrCompressionMask = 0x07;
 inline constexpr int16_t kAttrLogAppendTime = 0x08;
 inline constexpr int16_t kAttrTransactional = 0x10;
 inline constexpr int16_t kAttrControl = 0x20;
+// KIP-534: the log cleaner has stamped the batch with the time after which its
+// tombstones (or, for a control batch, the marker itself) may go; the time is
+// stored in baseTimestamp.
+inline constexpr int16_t kAttrDeleteHorizon = 0x40;
 
 inline constexpr int64_t kNoProducerId = -1;
 inline constexpr int16_t kNoProducerEpoch = -1;
@@ -70,6 +74,10 @@ struct RecordBatchHeader {
     return (attributes & kAttrTransactional) != 0;
   }
   bool is_control() const { return (attributes & kAttrControl) != 0; }
+  bool has_delete_horizon() const {
+    return (attributes & kAttrDeleteHorizon) != 0;
+  }
+  int64_t delete_horizon_ms() const { return base_timestamp; }
   bool has_producer_id() const { return producer_id >= 0; }
   int64_t last_offset() const {
     return WrappingAdd(base_offset, last_offset_delta);
@@ -170,6 +178,17 @@ struct RecordSpec {
 // timestamp.
 absl::StatusOr<std::string> BuildRecordBatch(
     const RecordBatchSpec& spec, const std::vector<RecordSpec>& records);
+
+// Rebuilds `original` with only `kept`, a subset of its records in order, as
+// Kafka's log cleaner does: same base offset, last offset delta, leader epoch,
+// producer id, epoch and base sequence, and codec; every kept record keeps its
+// offset and timestamp. With `delete_horizon_ms` the batch carries that horizon
+// (kAttrDeleteHorizon); one it already carried stays. An empty `kept` gives
+// the header-only batch Kafka writes to keep a producer's last sequence and
+// the log's offsets (uncompressed, no records).
+absl::StatusOr<std::string> BuildRetainedBatch(
+    const RecordBatchHeader& original, const std::vector<Record>& kept,
+    std::optional<int64_t> delete_horizon_ms);
 
 // Control record types (the key's second int16).
 enum class ControlType : int16_t { kAbort = 0, kCommit = 1 };

@@ -33,6 +33,9 @@ FollowerAppendOutcome AppendAsFollower(BrokerState& b, Partition& partition,
       // start moves up to the leader's once the batch is committed here.
       RestartLogAt(b, partition, h.base_offset);
     }
+    // A compacted leader's log has gaps (log/compaction.h): the batch may
+    // start past this log's end, as Kafka's followers accept.
+    if (h.base_offset > log.log_end_offset()) log.SkipTo(h.base_offset);
     if (h.base_offset != log.log_end_offset()) {
       out.error = Error(
           ErrorCode::kOffsetOutOfRange,

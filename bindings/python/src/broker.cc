@@ -61,6 +61,8 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
       &o.transaction_partition_verification);
   Set(options, "replica_lag_time_max_ms", &o.replica_lag_time_max_ms);
   Set(options, "min_insync_replicas", &o.min_insync_replicas);
+  Set(options, "log_cleaner_backoff_ms", &o.log_cleaner_backoff_ms);
+  Set(options, "coordinator_segment_bytes", &o.coordinator_segment_bytes);
   Set(options, "metrics_port", &o.metrics_port);
   Set(options, "verbose", &o.verbose);
   for (auto item : options) {
@@ -88,6 +90,8 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "transaction_partition_verification",
                                          "replica_lag_time_max_ms",
                                          "min_insync_replicas",
+                                         "log_cleaner_backoff_ms",
+                                         "coordinator_segment_bytes",
                                          "metrics_port",
                                          "brokers",
                                          "default_replication_factor",

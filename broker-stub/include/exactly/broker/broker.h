@@ -104,6 +104,15 @@ struct BrokerOptions {
   // config of that name; default 1): with acks=all, a write is refused with
   // NOT_ENOUGH_REPLICAS while fewer replicas are in sync.
   int32_t min_insync_replicas = 1;
+  // The log cleaner (topics with cleanup.policy=compact, the coordinators'
+  // topics among them) looks for partitions to compact this often (Kafka's
+  // log.cleaner.backoff.ms).
+  int32_t log_cleaner_backoff_ms = 15000;
+  // segment.bytes of __consumer_offsets and __transaction_state (Kafka's
+  // offsets.topic.segment.bytes and transaction.state.log.segment.bytes, both
+  // 100 MiB): the cleaner never touches the last segment, so a coordinator
+  // log is compacted once it holds more than this.
+  int32_t coordinator_segment_bytes = 100 << 20;
   // Log every request and response at debug level; faults and errors are always
   // logged.
   bool verbose = false;
