@@ -145,6 +145,9 @@ def test_settings(brokers: int) -> Dict[str, str]:
         "replica.lag.time.max.ms": "10000",
         # Leadership goes back to the preferred replica only when asked (tests move leaders).
         "auto.leader.rebalance.enable": "false",
+        # The log cleaner looks for compacted partitions every second (default 15 s), as the
+        # bundled broker's test_compaction.py runs it.
+        "log.cleaner.backoff.ms": "1000",
     }
 
 
