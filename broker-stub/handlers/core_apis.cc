@@ -15,7 +15,9 @@ std::vector<ApiHandler> CoreApis() {
        &DecodedWithFrame<ProduceRequest, HandleProduce>},
       // Fetch v4+ (isolation level, record batch v2 responses).
       {ApiKey::kFetch, 4, 11, &Decoded<FetchRequest, HandleFetch>},
-      {ApiKey::kListOffsets, 0, 5,
+      // ListOffsets v6+ flexible, v7 the largest timestamp (-3, KIP-734),
+      // v8 the earliest local offset (-4, KIP-405).
+      {ApiKey::kListOffsets, 0, 8,
        &Decoded<ListOffsetsRequest, HandleListOffsets>},
       {ApiKey::kOffsetForLeaderEpoch, 0, 4,
        &Decoded<OffsetForLeaderEpochRequest, HandleOffsetForLeaderEpoch>},

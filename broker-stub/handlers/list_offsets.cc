@@ -1,8 +1,15 @@
-// ListOffsets: the earliest offset, the latest (the high watermark, or the last
-// stable offset for read_committed), or the first offset at or after a
-// timestamp.
+// ListOffsets: the earliest offset (also the earliest local one: no tiered
+// storage here), the latest (the high watermark, or the last stable offset for
+// read_committed), the record with the largest timestamp, or the first offset
+// at or after a timestamp.
+#include <optional>
+#include <vector>
+
 #include "cluster/cluster_membership.h"
 #include "handlers/handlers.h"
+#include "log/partition_log.h"
+#include "protocol/record_batch.h"
+#include "replication/leader_epoch_cache.h"
 
 namespace exactly::broker {
 
@@ -12,6 +19,44 @@ using protocol::ErrorCode;
 using protocol::ListOffsetsResponse;
 
 constexpr int8_t kReadCommitted = 1;
+
+// The record with the largest timestamp in the whole log, as Kafka finds it
+// for MAX_TIMESTAMP (KIP-734): the first batch whose max timestamp is the
+// largest (control batches included), and in it the first record with that
+// timestamp (the batch's first offset under LogAppendTime).
+// The leader epoch that wrote `offset` (Kafka answers a record found by
+// timestamp with its batch's epoch); the current one when the cache has none.
+int32_t EpochOf(const Partition& partition, int64_t offset) {
+  int32_t epoch = partition.leader_epoch();
+  for (const EpochEntry& e : partition.replication().epochs.entries()) {
+    if (e.start_offset > offset) break;
+    epoch = e.epoch;
+  }
+  return epoch;
+}
+
+std::optional<PartitionLog::TimestampOffset> MaxTimestampOffset(
+    const PartitionLog& log) {
+  const StoredBatch* latest = nullptr;
+  for (const StoredBatch& b : log.batches()) {
+    if (b.header.record_count <= 0) continue;  // emptied by compaction
+    if (latest == nullptr ||
+        b.header.max_timestamp > latest->header.max_timestamp)
+      latest = &b;
+  }
+  if (latest == nullptr) return std::nullopt;
+  const int64_t max = latest->header.max_timestamp;
+  if ((latest->header.attributes & protocol::kAttrLogAppendTime) == 0) {
+    absl::StatusOr<std::vector<protocol::Record>> records =
+        protocol::DecodeRecords({latest->header, latest->bytes()});
+    if (records.ok()) {
+      for (const protocol::Record& r : *records)
+        if (r.timestamp == max)
+          return PartitionLog::TimestampOffset{r.offset, max};
+    }
+  }
+  return PartitionLog::TimestampOffset{latest->base_offset(), max};
+}
 
 }  // namespace
 
@@ -45,11 +90,24 @@ void HandleListOffsets(BrokerState& b, const RequestHeader& h,
       const PartitionLog& log = partition->log();
       int64_t offset = -1;
       int64_t timestamp = -1;
-      if (p.timestamp == protocol::kListOffsetsEarliest) {
+      const int64_t visible_end = read_committed
+                                      ? partition->last_stable_offset()
+                                      : log.high_watermark();
+      if (p.timestamp == protocol::kListOffsetsEarliest ||
+          p.timestamp == protocol::kListOffsetsEarliestLocal) {
         offset = log.log_start_offset();
       } else if (p.timestamp == protocol::kListOffsetsLatest) {
-        offset = read_committed ? partition->last_stable_offset()
-                                : log.high_watermark();
+        offset = visible_end;
+      } else if (p.timestamp == protocol::kListOffsetsMaxTimestamp) {
+        // As Kafka: found in the whole log, answered only once visible. Any
+        // version: a client may send it below v7 (librdkafka 2.16 at v5 to a
+        // broker offering no more), and a timestamp search would be wrong.
+        auto found = MaxTimestampOffset(log);
+        if (found && found->offset < visible_end &&
+            found->offset >= log.log_start_offset()) {
+          offset = found->offset;
+          timestamp = found->timestamp;
+        }
       } else {
         auto found = log.OffsetForTimestamp(p.timestamp);
         if (found && (!read_committed ||
@@ -58,6 +116,11 @@ void HandleListOffsets(BrokerState& b, const RequestHeader& h,
           timestamp = found->timestamp;
         }
       }
+      // A record found by timestamp: its batch's epoch; none found: -1.
+      const bool by_timestamp =
+          p.timestamp >= 0 || p.timestamp == protocol::kListOffsetsMaxTimestamp;
+      if (by_timestamp)
+        rp.leader_epoch = offset >= 0 ? EpochOf(*partition, offset) : -1;
       if (h.api_version == 0) {
         if (offset >= 0) rp.old_style_offsets.push_back(offset);
       } else {

@@ -1,4 +1,4 @@
-// ListOffsets (key 2), v0-5 (flexible from v6, which no client we serve sends).
+// ListOffsets (key 2), v0-8 (flexible from v6).
 #ifndef EXACTLY_BROKER_PROTOCOL_MESSAGES_LIST_OFFSETS_H_
 #define EXACTLY_BROKER_PROTOCOL_MESSAGES_LIST_OFFSETS_H_
 
@@ -13,6 +13,11 @@ namespace exactly::protocol {
 // The special timestamps a ListOffsets partition may ask for.
 inline constexpr int64_t kListOffsetsLatest = -1;
 inline constexpr int64_t kListOffsetsEarliest = -2;
+// The record with the largest timestamp (v7+, KIP-734).
+inline constexpr int64_t kListOffsetsMaxTimestamp = -3;
+// The first offset kept locally (v8+, KIP-405): with no tiered storage, the
+// log start.
+inline constexpr int64_t kListOffsetsEarliestLocal = -4;
 
 struct ListOffsetsRequest {
   static constexpr ApiKey kApiKey = ApiKey::kListOffsets;
@@ -22,16 +27,19 @@ struct ListOffsetsRequest {
     int64_t timestamp = kListOffsetsLatest;
     int32_t max_num_offsets = 1;  // v0 only
     TaggedFields tagged_fields;
+    bool operator==(const Partition&) const = default;
   };
   struct Topic {
     std::string name;
     std::vector<Partition> partitions;
     TaggedFields tagged_fields;
+    bool operator==(const Topic&) const = default;
   };
   int32_t replica_id = -1;
   int8_t isolation_level = 0;  // v2+
   std::vector<Topic> topics;
   TaggedFields tagged_fields;
+  bool operator==(const ListOffsetsRequest&) const = default;
 
   template <class Io>
   void Serde(Io& io) {
@@ -63,15 +71,18 @@ struct ListOffsetsResponse {
     int64_t offset = -1;                     // v1+
     int32_t leader_epoch = -1;               // v4+
     TaggedFields tagged_fields;
+    bool operator==(const Partition&) const = default;
   };
   struct Topic {
     std::string name;
     std::vector<Partition> partitions;
     TaggedFields tagged_fields;
+    bool operator==(const Topic&) const = default;
   };
   int32_t throttle_time_ms = 0;  // v2+
   std::vector<Topic> topics;
   TaggedFields tagged_fields;
+  bool operator==(const ListOffsetsResponse&) const = default;
 
   template <class Io>
   void Serde(Io& io) {
