@@ -22,7 +22,7 @@ std::vector<ApiHandler> GroupApis() {
        &Decoded<OffsetFetchRequest, HandleOffsetFetch>},
       {ApiKey::kDescribeGroups, 0, 5,
        &Decoded<DescribeGroupsRequest, HandleDescribeGroups>},
-      {ApiKey::kListGroups, 0, 4,
+      {ApiKey::kListGroups, 0, 5,
        &Decoded<ListGroupsRequest, HandleListGroups>},
       {ApiKey::kDeleteGroups, 0, 2,
        &Decoded<DeleteGroupsRequest, HandleDeleteGroups>},

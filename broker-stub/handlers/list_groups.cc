@@ -1,5 +1,12 @@
-// ListGroups: every group this broker coordinates, with its protocol type
-// and (v4+) its state, optionally only those in the states asked for.
+// ListGroups: every group this broker coordinates, with its protocol type,
+// (v4+) its state and (v5+) its type, optionally only those in the states and
+// of the types asked for. Every group here is a classic one (no KIP-848
+// consumer groups), so a types filter without "classic" lists none.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
 #include "group/group_coordinator.h"
 #include "handlers/group_handlers.h"
 
@@ -13,11 +20,21 @@ void HandleListGroups(BrokerState& b, const RequestHeader& h,
   } else {
     std::vector<std::string> states;
     if (h.api_version >= 4) states = request.states_filter;
-    for (GroupOverview& g : b.groups().ListGroups(states)) {
-      response.groups.push_back({std::move(g.group_id),
-                                 std::move(g.protocol_type),
-                                 std::move(g.state),
-                                 {}});
+    // Kafka parses the type names case-insensitively.
+    const bool classic_asked =
+        h.api_version < 5 || request.types_filter.empty() ||
+        std::any_of(request.types_filter.begin(), request.types_filter.end(),
+                    [](const std::string& t) {
+                      return absl::AsciiStrToLower(t) == "classic";
+                    });
+    if (classic_asked) {
+      for (GroupOverview& g : b.groups().ListGroups(states)) {
+        response.groups.push_back({std::move(g.group_id),
+                                   std::move(g.protocol_type),
+                                   std::move(g.state),
+                                   "classic",
+                                   {}});
+      }
     }
   }
   r.Send(response);

@@ -11,8 +11,6 @@ says so. /usr/bin/python3 (Debian's confluent-kafka for producing; the requests 
 """
 import os
 import pathlib
-import socket
-import struct
 import subprocess
 import sys
 import uuid
@@ -23,6 +21,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import kafka_cluster  # noqa: E402
+import raw_protocol  # noqa: E402
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -1, -2, -3, -4
 TIMESTAMPS = [1000, 3000, 2000]
@@ -51,93 +50,25 @@ def kafka():
     return kafka_cluster.KafkaCluster.attach(directory).bootstrap_servers
 
 
-# --- ListOffsets, encoded here (flexible from v6: compact arrays and strings, tagged fields) ---
-
-def _uvarint(n):
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out += bytes([b | 0x80])
-        else:
-            return out + bytes([b])
-
-
-class _Reader:
-    def __init__(self, data):
-        self.data, self.pos = data, 0
-
-    def take(self, fmt):
-        v = struct.unpack_from(fmt, self.data, self.pos)[0]
-        self.pos += struct.calcsize(fmt)
-        return v
-
-    def uvarint(self):
-        shift = value = 0
-        while True:
-            b = self.data[self.pos]
-            self.pos += 1
-            value |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return value
-            shift += 7
-
-    def skip_tags(self):
-        for _ in range(self.uvarint()):
-            self.uvarint()
-            self.pos += self.uvarint()
-
-    def string(self, flexible):
-        n = self.uvarint() - 1 if flexible else self.take(">h")
-        s = self.data[self.pos:self.pos + n].decode()
-        self.pos += n
-        return s
-
-
 def list_offsets(host, port, version, topic, timestamp):
     """One partition (0) asked at `version`: (error, timestamp, offset, leader epoch)."""
-    flexible = version >= 6
-    client = b"exactly-list-offsets-test"
-    header = struct.pack(">hhi", 2, version, 7) + struct.pack(">h", len(client)) + client
-    if flexible:
-        header += b"\x00"  # request header v2: tagged fields
-    name = topic.encode()
-    body = struct.pack(">i", -1)  # replica id
+    w = raw_protocol.Writer(flexible=version >= 6).int32(-1)  # replica id
     if version >= 2:
-        body += struct.pack(">b", 0)  # isolation level: read_uncommitted
-    if flexible:
-        body += _uvarint(2) + _uvarint(len(name) + 1) + name + _uvarint(2)
-    else:
-        body += struct.pack(">i", 1) + struct.pack(">h", len(name)) + name + struct.pack(">i", 1)
-    body += struct.pack(">i", 0)  # partition
+        w.int8(0)  # isolation level: read_uncommitted
+    w.array_length(1).string(topic).array_length(1).int32(0)
     if version >= 4:
-        body += struct.pack(">i", -1)  # current leader epoch
-    body += struct.pack(">q", timestamp)
-    if flexible:
-        body += b"\x00\x00\x00"  # partition, topic and request tagged fields
-    frame = header + body
-    with socket.create_connection((host, port), timeout=10) as s:
-        s.sendall(struct.pack(">i", len(frame)) + frame)
-        data = b""
-        while len(data) < 4 or len(data) < 4 + struct.unpack(">i", data[:4])[0]:
-            chunk = s.recv(65536)
-            if not chunk:
-                raise ConnectionError("connection closed")
-            data += chunk
-    r = _Reader(data[4:])
-    assert r.take(">i") == 7  # correlation id
-    if flexible:
-        r.skip_tags()  # response header v1
+        w.int32(-1)  # current leader epoch
+    w.int64(timestamp).tags().tags().tags()
+    r = raw_protocol.call(host, port, 2, version, w.data, w.flexible)
     if version >= 2:
-        r.take(">i")  # throttle time
-    assert (r.uvarint() - 1 if flexible else r.take(">i")) == 1
-    assert r.string(flexible) == topic
-    assert (r.uvarint() - 1 if flexible else r.take(">i")) == 1
-    assert r.take(">i") == 0
-    error = r.take(">h")
-    ts, offset = r.take(">q"), r.take(">q")
-    epoch = r.take(">i") if version >= 4 else None
+        r.int32()  # throttle time
+    assert r.array_length() == 1
+    assert r.string() == topic
+    assert r.array_length() == 1
+    assert r.int32() == 0
+    error = r.int16()
+    ts, offset = r.int64(), r.int64()
+    epoch = r.int32() if version >= 4 else None
     return error, ts, offset, epoch
 
 

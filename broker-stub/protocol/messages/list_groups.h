@@ -1,6 +1,7 @@
-// ListGroups (key 16), v0-4. Flexible from v3; v4 filters by group state
-// (KIP-518). librdkafka < 2.1.0 ends v3+ requests with a second, empty tag
-// section: decode them with allow_trailing (see the wire samples' README).
+// ListGroups (key 16), v0-5. Flexible from v3; v4 filters by group state
+// (KIP-518), v5 by group type and names each group's type (KIP-848). librdkafka
+// < 2.1.0 ends v3+ requests with a second, empty tag section: decode them with
+// allow_trailing (see the wire samples' README).
 #ifndef EXACTLY_BROKER_PROTOCOL_MESSAGES_LIST_GROUPS_H_
 #define EXACTLY_BROKER_PROTOCOL_MESSAGES_LIST_GROUPS_H_
 
@@ -15,6 +16,7 @@ namespace exactly::protocol {
 struct ListGroupsRequest {
   static constexpr ApiKey kApiKey = ApiKey::kListGroups;
   std::vector<std::string> states_filter;  // v4+; empty: any state
+  std::vector<std::string> types_filter;   // v5+; empty: any type
   TaggedFields tagged_fields;
 
   bool operator==(const ListGroupsRequest&) const = default;
@@ -23,6 +25,9 @@ struct ListGroupsRequest {
   void Serde(Io& io) {
     if (io.version() >= 4) {
       io.Array(states_filter, [&](std::string& s) { io.String(s); });
+    }
+    if (io.version() >= 5) {
+      io.Array(types_filter, [&](std::string& s) { io.String(s); });
     }
     io.TaggedFields(tagged_fields);
   }
@@ -34,6 +39,7 @@ struct ListGroupsResponse {
     std::string group_id;
     std::string protocol_type;
     std::string group_state;  // v4+
+    std::string group_type;   // v5+: "classic" here (no KIP-848 groups)
     TaggedFields tagged_fields;
     bool operator==(const Group&) const = default;
   };
@@ -53,6 +59,7 @@ struct ListGroupsResponse {
       io.String(g.group_id);
       io.String(g.protocol_type);
       if (v >= 4) io.String(g.group_state);
+      if (v >= 5) io.String(g.group_type);
       io.TaggedFields(g.tagged_fields);
     });
     io.TaggedFields(tagged_fields);

@@ -22,6 +22,7 @@ using ::exactly::testing::WireSamplesDir;
 ListGroupsRequest MakeRequest(int16_t v) {
   ListGroupsRequest r;
   if (In(v, 4)) r.states_filter = {"Stable", "Empty"};
+  if (In(v, 5)) r.types_filter = {"classic"};
   return r;
 }
 
@@ -29,24 +30,25 @@ ListGroupsResponse MakeResponse(int16_t v) {
   ListGroupsResponse r;
   if (In(v, 1)) r.throttle_time_ms = 8;
   r.error_code = 0;
-  r.groups = {{"wire-group", "consumer", "", {}},
-              {"connect-1", "connect", "", {}}};
+  r.groups = {{"wire-group", "consumer", "", "", {}},
+              {"connect-1", "connect", "", "", {}}};
   if (In(v, 4)) {
     r.groups[0].group_state = "Stable";
     r.groups[1].group_state = "Empty";
   }
+  if (In(v, 5)) r.groups[0].group_type = r.groups[1].group_type = "classic";
   return r;
 }
 
 TEST(ListGroupsTest, RoundTripsEveryVersion) {
-  for (int16_t v = 0; v <= 4; ++v) {
+  for (int16_t v = 0; v <= 5; ++v) {
     ExpectRoundTrip(MakeRequest(kAllVersions), MakeRequest(v), v);
     ExpectRoundTrip(MakeResponse(kAllVersions), MakeResponse(v), v);
   }
 }
 
 TEST(ListGroupsTest, TruncatedInputFails) {
-  for (int16_t v = 0; v <= 4; ++v) {
+  for (int16_t v = 0; v <= 5; ++v) {
     ExpectTruncationFails(MakeRequest(v), v);  // v0-2: no bytes to cut
     ExpectTruncationFails(MakeResponse(v), v);
   }
