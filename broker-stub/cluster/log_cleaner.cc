@@ -76,36 +76,10 @@ bool NeedsCleaning(const Partition& partition, const CompactionConfig& config,
              static_cast<double>(clean_bytes + dirty_bytes);
 }
 
-}  // namespace
-
-LogCleaner::LogCleaner(BrokerState& b) : b_(b), timer_(b.io()) {}
-
-void LogCleaner::Start() { Arm(); }
-
-void LogCleaner::Arm() {
-  timer_.expires_after(std::chrono::milliseconds(
-      std::max(1, b_.options().log_cleaner_backoff_ms)));
-  timer_.async_wait([this](const asio::error_code& ec) {
-    if (ec) return;
-    CleanDirtyPartitions();
-    Arm();
-  });
-}
-
-int LogCleaner::CleanDirtyPartitions() {
-  int cleaned = 0;
-  for (const auto& [name, topic] : b_.topics().all()) {
-    if (!topic->config.cleanup_compact()) continue;
-    for (const auto& partition : topic->partitions)
-      cleaned += CleanPartitionIfDirty(b_, *partition) ? 1 : 0;
-  }
-  return cleaned;
-}
-
-bool CleanPartitionIfDirty(BrokerState& b, Partition& partition) {
-  const Topic* topic = b.topics().Find(partition.topic());
-  if (topic == nullptr || !topic->config.cleanup_compact()) return false;
-  const CompactionConfig& config = topic->config.compaction();
+// Cleans `partition` of a compacted topic with `config` if it needs it (see
+// log_cleaner.h); returns whether it did.
+bool CleanPartitionIfDirty(BrokerState& b, Partition& partition,
+                           const CompactionConfig& config) {
   const int64_t now = b.NowMs();
   const int64_t end = FirstUncleanableOffset(partition, config, now);
   if (!NeedsCleaning(partition, config, end, now)) return false;
@@ -128,36 +102,68 @@ bool CleanPartitionIfDirty(BrokerState& b, Partition& partition) {
   }
   checkpoint.first_dirty_offset = end;
   checkpoint.next_delete_horizon_ms = plan->next_delete_horizon_ms;
-  ++checkpoint.cleans;
   if (plan->changes.empty()) return true;
 
-  const size_t bytes_before = log.size_in_bytes();
-  const int64_t first_base =
-      log.batches().empty() ? -1 : log.batches().front().base_offset();
-  std::vector<std::pair<int64_t, std::string>> written;
+  // The store gets the plan's batches at their base offsets (offsets never
+  // move), before the log takes them over.
+  Store* store = b.store();
+  size_t removed = 0;
   for (const PartitionLog::BatchRewrite& change : plan->changes) {
-    if (change.bytes)
-      written.emplace_back(log.batches()[change.index].base_offset(),
-                           *change.bytes);
+    removed += change.bytes ? 0 : 1;
+    if (store == nullptr) continue;
+    const std::string key =
+        keys::Batch(partition.topic_id(), partition.index(),
+                    log.batches()[change.index].base_offset());
+    if (change.bytes) {
+      store->Put(key, *change.bytes);
+    } else {
+      store->Delete(key);
+    }
   }
-  std::vector<int64_t> removed = log.Rewrite(std::move(plan->changes));
-  if (Store* store = b.store()) {
-    for (int64_t base : removed)
-      store->Delete(keys::Batch(partition.topic_id(), partition.index(), base));
-    for (const auto& [base, bytes] : written)
-      store->Put(keys::Batch(partition.topic_id(), partition.index(), base),
-                 bytes);
-    // A restart takes the log start from the first stored batch unless told:
-    // the clean removed that batch, not the offsets below the next one.
-    if (!removed.empty() && removed.front() == first_base)
-      b.PersistLogStart(partition);
+  // A restart takes the log start from the first stored batch unless told:
+  // the clean removed that batch, not the offsets below the next one.
+  const bool first_removed =
+      plan->changes.front().index == 0 && !plan->changes.front().bytes;
+  const size_t bytes_before = log.size_in_bytes();
+  log.Rewrite(std::move(plan->changes));
+  if (store != nullptr) {
+    if (first_removed) b.PersistLogStart(partition);
     b.commits().CommitSoon();
   }
   LogDebug("compacted ", partition.topic(), "[", partition.index(), "] below ",
-           end, ": ", plan->records_removed, " record(s) and ", removed.size(),
+           end, ": ", plan->records_removed, " record(s) and ", removed,
            " batch(es) removed, ", bytes_before, " -> ", log.size_in_bytes(),
            " bytes");
   return true;
+}
+
+}  // namespace
+
+LogCleaner::LogCleaner(BrokerState& b) : b_(b), timer_(b.io()) {}
+
+void LogCleaner::Start() { Arm(); }
+
+void LogCleaner::Arm() {
+  timer_.expires_after(std::chrono::milliseconds(
+      std::max(1, b_.options().log_cleaner_backoff_ms)));
+  timer_.async_wait([this](const asio::error_code& ec) {
+    if (ec) return;
+    CleanDirtyPartitions();
+    Arm();
+  });
+}
+
+int LogCleaner::CleanDirtyPartitions() {
+  int cleaned = 0;
+  for (const auto& [name, topic] : b_.topics().all()) {
+    if (!topic->config.cleanup_compact()) continue;
+    for (const auto& partition : topic->partitions) {
+      cleaned +=
+          CleanPartitionIfDirty(b_, *partition, topic->config.compaction()) ? 1
+                                                                            : 0;
+    }
+  }
+  return cleaned;
 }
 
 }  // namespace exactly::broker

@@ -21,7 +21,6 @@
 namespace exactly::broker {
 
 class BrokerState;
-class Partition;
 
 class LogCleaner {
  public:
@@ -40,10 +39,6 @@ class LogCleaner {
   BrokerState& b_;
   asio::steady_timer timer_;
 };
-
-// Cleans `partition` if its topic is compacted and it needs cleaning (see
-// above); returns whether it did.
-bool CleanPartitionIfDirty(BrokerState& b, Partition& partition);
 
 }  // namespace exactly::broker
 

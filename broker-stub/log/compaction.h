@@ -36,7 +36,6 @@ namespace exactly::broker {
 struct CleanerCheckpoint {
   int64_t first_dirty_offset = 0;  // where the last clean ended
   std::optional<int64_t> next_delete_horizon_ms;
-  int64_t cleans = 0;  // how many cleans ran, for tests and metrics
 };
 
 struct CompactionOptions {

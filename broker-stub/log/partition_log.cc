@@ -21,8 +21,7 @@ StoredBatch& PartitionLog::Append(SharedBuffer owner, char* data, size_t size,
   return stored;
 }
 
-std::vector<int64_t> PartitionLog::Rewrite(std::vector<BatchRewrite> rewrites) {
-  std::vector<int64_t> removed;
+void PartitionLog::Rewrite(std::vector<BatchRewrite> rewrites) {
   std::deque<StoredBatch> kept;
   size_t next = 0;
   for (size_t i = 0; i < batches_.size(); ++i) {
@@ -33,10 +32,7 @@ std::vector<int64_t> PartitionLog::Rewrite(std::vector<BatchRewrite> rewrites) {
     }
     std::optional<std::string>& bytes = rewrites[next++].bytes;
     size_in_bytes_ -= batch.size;
-    if (!bytes) {
-      removed.push_back(batch.base_offset());
-      continue;
-    }
+    if (!bytes) continue;
     absl::StatusOr<protocol::RecordBatchHeader> header =
         protocol::ParseBatchHeader(*bytes);
     if (!header.ok()) {  // the cleaner built it: cannot happen
@@ -52,7 +48,6 @@ std::vector<int64_t> PartitionLog::Rewrite(std::vector<BatchRewrite> rewrites) {
     kept.push_back(std::move(batch));
   }
   batches_ = std::move(kept);
-  return removed;
 }
 
 size_t PartitionLog::CopyOut(const FrameEvacuation& plan) {

@@ -95,8 +95,7 @@ class PartitionLog {
 
   // Applies a clean's rewrites, in index order. Offsets do not move: the log
   // start and end and the high watermark stay; removed batches leave gaps.
-  // Returns the base offsets of the removed batches.
-  std::vector<int64_t> Rewrite(std::vector<BatchRewrite> rewrites);
+  void Rewrite(std::vector<BatchRewrite> rewrites);
 
   // Copies every batch whose bytes lie in `plan`'s chunks into a buffer of its
   // own, so that the chunks can be released. Returns the bytes copied.

@@ -215,6 +215,27 @@ void EncodeRecord(const RecordSpec& r, int32_t offset_delta, std::string* out) {
   out->append(body);
 }
 
+// Fills the 61 header bytes at the front of `batch` (records already after
+// them) from `h`, with the batch length taken from `batch`'s size and the
+// magic byte and CRC computed.
+void WriteBatchHeader(const RecordBatchHeader& h, std::string* batch) {
+  char* p = batch->data();
+  PutBigEndian<int64_t>(p, h.base_offset);
+  PutBigEndian<int32_t>(
+      p + 8, static_cast<int32_t>(batch->size() - kBatchLengthFieldEnd));
+  PutBigEndian<int32_t>(p + 12, h.partition_leader_epoch);
+  p[kBatchMagicOffset] = kCurrentMagic;
+  PutBigEndian<int16_t>(p + 21, h.attributes);
+  PutBigEndian<int32_t>(p + 23, h.last_offset_delta);
+  PutBigEndian<int64_t>(p + 27, h.base_timestamp);
+  PutBigEndian<int64_t>(p + 35, h.max_timestamp);
+  PutBigEndian<int64_t>(p + 43, h.producer_id);
+  PutBigEndian<int16_t>(p + 51, h.producer_epoch);
+  PutBigEndian<int32_t>(p + 53, h.base_sequence);
+  PutBigEndian<int32_t>(p + 57, h.record_count);
+  UpdateBatchCrc(batch->data(), batch->size());
+}
+
 }  // namespace
 
 int32_t RecordBatchHeader::IncrementSequence(int32_t sequence,
@@ -388,21 +409,18 @@ absl::StatusOr<std::string> BuildRecordBatch(
   }
   std::string batch(kBatchHeaderSize, '\0');
   batch += section;
-  char* p = batch.data();
-  PutBigEndian<int64_t>(p, spec.base_offset);
-  PutBigEndian<int32_t>(
-      p + 8, static_cast<int32_t>(batch.size() - kBatchLengthFieldEnd));
-  PutBigEndian<int32_t>(p + 12, spec.partition_leader_epoch);
-  p[kBatchMagicOffset] = kCurrentMagic;
-  PutBigEndian<int16_t>(p + 21, spec.attributes);
-  PutBigEndian<int32_t>(p + 23, static_cast<int32_t>(records.size() - 1));
-  PutBigEndian<int64_t>(p + 27, spec.base_timestamp);
-  PutBigEndian<int64_t>(p + 35, WrappingAdd(spec.base_timestamp, max_delta));
-  PutBigEndian<int64_t>(p + 43, spec.producer_id);
-  PutBigEndian<int16_t>(p + 51, spec.producer_epoch);
-  PutBigEndian<int32_t>(p + 53, spec.base_sequence);
-  PutBigEndian<int32_t>(p + 57, static_cast<int32_t>(records.size()));
-  UpdateBatchCrc(batch.data(), batch.size());
+  RecordBatchHeader h;
+  h.base_offset = spec.base_offset;
+  h.partition_leader_epoch = spec.partition_leader_epoch;
+  h.attributes = spec.attributes;
+  h.last_offset_delta = static_cast<int32_t>(records.size() - 1);
+  h.base_timestamp = spec.base_timestamp;
+  h.max_timestamp = WrappingAdd(spec.base_timestamp, max_delta);
+  h.producer_id = spec.producer_id;
+  h.producer_epoch = spec.producer_epoch;
+  h.base_sequence = spec.base_sequence;
+  h.record_count = static_cast<int32_t>(records.size());
+  WriteBatchHeader(h, &batch);
   return batch;
 }
 
@@ -448,21 +466,12 @@ absl::StatusOr<std::string> BuildRetainedBatch(
   }
   std::string batch(kBatchHeaderSize, '\0');
   batch += section;
-  char* p = batch.data();
-  PutBigEndian<int64_t>(p, original.base_offset);
-  PutBigEndian<int32_t>(
-      p + 8, static_cast<int32_t>(batch.size() - kBatchLengthFieldEnd));
-  PutBigEndian<int32_t>(p + 12, original.partition_leader_epoch);
-  p[kBatchMagicOffset] = kCurrentMagic;
-  PutBigEndian<int16_t>(p + 21, attributes);
-  PutBigEndian<int32_t>(p + 23, original.last_offset_delta);
-  PutBigEndian<int64_t>(p + 27, base_timestamp);
-  PutBigEndian<int64_t>(p + 35, max_timestamp);
-  PutBigEndian<int64_t>(p + 43, original.producer_id);
-  PutBigEndian<int16_t>(p + 51, original.producer_epoch);
-  PutBigEndian<int32_t>(p + 53, original.base_sequence);
-  PutBigEndian<int32_t>(p + 57, static_cast<int32_t>(kept.size()));
-  UpdateBatchCrc(batch.data(), batch.size());
+  RecordBatchHeader h = original;
+  h.attributes = attributes;
+  h.base_timestamp = base_timestamp;
+  h.max_timestamp = max_timestamp;
+  h.record_count = static_cast<int32_t>(kept.size());
+  WriteBatchHeader(h, &batch);
   return batch;
 }
 

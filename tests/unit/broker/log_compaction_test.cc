@@ -3,6 +3,7 @@
 // and a valid CRC.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "crc32c/crc32c.h"
@@ -69,11 +70,8 @@ class TestLog {
     absl::StatusOr<CompactionPlan> plan = PlanCompaction(log_.batches(), o);
     EXPECT_TRUE(plan.ok()) << plan.status();
     if (!plan.ok()) return {};
-    CompactionPlan copy;
-    copy.records_removed = plan->records_removed;
-    copy.next_delete_horizon_ms = plan->next_delete_horizon_ms;
-    log_.Rewrite(plan->changes);
-    return copy;
+    log_.Rewrite(std::move(plan->changes));
+    return *std::move(plan);
   }
 
   // Every record left, offset -> (key, value), with each batch's CRC and
@@ -268,9 +266,8 @@ TEST(LogCompactionTest, TheLastBatchOfTheRangeStaysToKeepTheLogEnd) {
   TestLog log;
   log.Append({{"a", "1"}});  // 0
   log.Append({{"a", "2"}});  // 1
-  log.Append({{"a", "3"}});  // 2: outside the range
-  // Below 2, offset 1 is the latest of "a" within the range; make it
-  // superseded by cleaning the whole log, so offset 1 goes and 2 stays.
+  log.Append({{"a", "3"}});  // 2
+  // Offsets 0 and 1 are superseded and go; 2, the latest, stays.
   log.Clean();
   EXPECT_EQ(log.BatchBases(), (std::vector<int64_t>{2}));
   // A range whose last batch is emptied keeps it as a header.
@@ -293,8 +290,8 @@ TEST(LogCompactionTest, ActiveSegmentRollsBySizeAndByTime) {
   EXPECT_EQ(ActiveSegmentBase(batches, 10, 3 * size, INT64_MAX / 2), 9);
   // One big segment: nothing is cleanable.
   EXPECT_EQ(ActiveSegmentBase(batches, 10, 1 << 30, INT64_MAX / 2), 0);
-  // Every batch is 5 s after... all share a timestamp here, so time does not
-  // roll; an empty log's active segment starts at its end.
+  // The batches share one timestamp, so segment.ms does not roll them; an
+  // empty log's active segment starts at its end.
   EXPECT_EQ(ActiveSegmentBase(batches, 10, 1 << 30, 1), 0);
   EXPECT_EQ(ActiveSegmentBase({}, 42, 100, 100), 42);
 }
