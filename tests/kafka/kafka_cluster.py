@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
 import os
 import pathlib
@@ -34,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 POM = ROOT / "tests" / "kafka" / "pom.xml"
@@ -53,6 +54,22 @@ class Unavailable(Exception):
 
 class ClusterError(Exception):
     pass
+
+
+@contextlib.contextmanager
+def bundled_broker(*flags: str) -> Iterator[str]:
+    """The bundled broker's binary (EXACTLY_BROKER_BIN, else the build tree's) on a free port,
+    in memory, with `flags`, for the side-by-side tests: yields its bootstrap.servers."""
+    binary = os.environ.get("EXACTLY_BROKER_BIN", str(ROOT / "build/broker-stub/exactly-broker"))
+    proc = subprocess.Popen([binary, "--port", "0", *flags], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("bootstrap.servers="), line
+        yield line.strip().split("=", 1)[1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 def cache_root() -> pathlib.Path:

@@ -9,9 +9,7 @@ bundled: --log-cleaner-backoff-ms 1000). CTest runs it in the kafka labels (EXAC
 names the running Kafka cluster, EXACTLY_BROKER_BIN the bundled broker's binary); without a Kafka
 cluster the Kafka half skips and says so. /usr/bin/python3 (Debian's confluent-kafka).
 """
-import os
 import pathlib
-import subprocess
 import sys
 import time
 import uuid
@@ -37,25 +35,9 @@ CONFIGS = {
 
 @pytest.fixture(scope="module")
 def bundled():
-    binary = os.environ.get("EXACTLY_BROKER_BIN",
-                            str(kafka_cluster.ROOT / "build/broker-stub/exactly-broker"))
-    proc = subprocess.Popen([binary, "--port", "0", "--log-cleaner-backoff-ms", "1000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("bootstrap.servers="), line
-        yield line.strip().split("=", 1)[1]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def kafka():
-    directory = os.environ.get("EXACTLY_KAFKA_CLUSTER")
-    if not directory:
-        pytest.skip("needs an Apache Kafka cluster (EXACTLY_KAFKA_CLUSTER, set by the kafka labels)")
-    return kafka_cluster.KafkaCluster.attach(directory).bootstrap_servers
+    # Its cleaner every second, as the harness runs Kafka's.
+    with kafka_cluster.bundled_broker("--log-cleaner-backoff-ms", "1000") as bootstrap:
+        yield bootstrap
 
 
 def create_topic(bootstrap):

@@ -7,9 +7,7 @@ EXACTLY_BROKER_BIN the bundled broker's binary); without a Kafka cluster the Kaf
 says so. /usr/bin/python3 (Debian's confluent-kafka joins the group; the requests are encoded
 here).
 """
-import os
 import pathlib
-import subprocess
 import sys
 import time
 import uuid
@@ -23,29 +21,6 @@ import kafka_cluster  # noqa: E402
 import raw_protocol  # noqa: E402
 
 LIST_GROUPS = 16
-
-
-@pytest.fixture(scope="module")
-def bundled():
-    binary = os.environ.get("EXACTLY_BROKER_BIN",
-                            str(kafka_cluster.ROOT / "build/broker-stub/exactly-broker"))
-    proc = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("bootstrap.servers="), line
-        yield line.strip().split("=", 1)[1]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def kafka():
-    directory = os.environ.get("EXACTLY_KAFKA_CLUSTER")
-    if not directory:
-        pytest.skip("needs an Apache Kafka cluster (EXACTLY_KAFKA_CLUSTER, set by the kafka labels)")
-    return kafka_cluster.KafkaCluster.attach(directory).bootstrap_servers
 
 
 def list_groups(host, port, version, states=None, types=None):

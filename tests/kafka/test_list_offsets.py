@@ -9,9 +9,7 @@ CTest runs it in the kafka labels (EXACTLY_KAFKA_CLUSTER names the running Kafka
 EXACTLY_BROKER_BIN the bundled broker's binary); without a Kafka cluster the Kafka half skips and
 says so. /usr/bin/python3 (Debian's confluent-kafka for producing; the requests are encoded here).
 """
-import os
 import pathlib
-import subprocess
 import sys
 import uuid
 
@@ -25,29 +23,6 @@ import raw_protocol  # noqa: E402
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -1, -2, -3, -4
 TIMESTAMPS = [1000, 3000, 2000]
-
-
-@pytest.fixture(scope="module")
-def bundled():
-    binary = os.environ.get("EXACTLY_BROKER_BIN",
-                            str(kafka_cluster.ROOT / "build/broker-stub/exactly-broker"))
-    proc = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("bootstrap.servers="), line
-        yield line.strip().split("=", 1)[1]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def kafka():
-    directory = os.environ.get("EXACTLY_KAFKA_CLUSTER")
-    if not directory:
-        pytest.skip("needs an Apache Kafka cluster (EXACTLY_KAFKA_CLUSTER, set by the kafka labels)")
-    return kafka_cluster.KafkaCluster.attach(directory).bootstrap_servers
 
 
 def list_offsets(host, port, version, topic, timestamp):

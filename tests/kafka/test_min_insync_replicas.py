@@ -5,44 +5,13 @@ min.insync.replicas=2.
 
 CTest runs it in the kafka labels (EXACTLY_KAFKA_CLUSTER names the running Kafka cluster,
 EXACTLY_BROKER_BIN the bundled broker's binary); without a Kafka cluster the Kafka half skips and
-says so. /usr/bin/python3 (Debian's confluent-kafka).
+says so (the fixtures: conftest.py). /usr/bin/python3 (Debian's confluent-kafka).
 """
-import os
-import pathlib
-import subprocess
-import sys
 import time
 import uuid
 
-import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import kafka_cluster  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def bundled():
-    binary = os.environ.get("EXACTLY_BROKER_BIN",
-                            str(kafka_cluster.ROOT / "build/broker-stub/exactly-broker"))
-    proc = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("bootstrap.servers="), line
-        yield line.strip().split("=", 1)[1]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def kafka():
-    directory = os.environ.get("EXACTLY_KAFKA_CLUSTER")
-    if not directory:
-        pytest.skip("needs an Apache Kafka cluster (EXACTLY_KAFKA_CLUSTER, set by the kafka labels)")
-    return kafka_cluster.KafkaCluster.attach(directory).bootstrap_servers
 
 
 def produce_one(bootstrap, topic, acks):

@@ -67,17 +67,8 @@ def tools():
 @contextlib.contextmanager
 def bundled_broker(*flags):
     """The bundled broker's binary on a free port: one node, leader and coordinator of all."""
-    binary = os.environ.get("EXACTLY_BROKER_BIN",
-                            str(kafka_cluster.ROOT / "build/broker-stub/exactly-broker"))
-    proc = subprocess.Popen([binary, "--port", "0", *flags],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("bootstrap.servers="), line
-        yield Broker(line.strip().split("=", 1)[1], lambda topic, p: 1, lambda txn_id: 1)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with kafka_cluster.bundled_broker(*flags) as bootstrap:
+        yield Broker(bootstrap, lambda topic, p: 1, lambda txn_id: 1)
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,12 @@
 #ifndef EXACTLY_TESTS_SUPPORT_CLUSTER_TEST_H_
 #define EXACTLY_TESTS_SUPPORT_CLUSTER_TEST_H_
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "exactly/broker/cluster.h"
 #include "gtest/gtest.h"
@@ -31,6 +33,24 @@ inline int32_t FindCoordinatorAt(uint16_t port, int8_t key_type,
     EXPECT_EQ(response.error_code, 0) << key;
   }
   return response.error_code == 0 ? response.node_id : -1;
+}
+
+// The live broker that coordinates `key` (a group or transactional id, by
+// `key_type`) as the first running broker of `cluster` names it; -1 after
+// 30 s.
+inline int32_t AwaitLiveCoordinator(broker::Cluster& cluster, int8_t key_type,
+                                    const std::string& key) {
+  for (int i = 0; i < 600; ++i) {
+    for (int32_t node = 1; node <= cluster.size(); ++node) {
+      if (!cluster.broker(node).running()) continue;
+      const int32_t named = FindCoordinatorAt(cluster.broker(node).port(),
+                                              key_type, key, /*may_fail=*/true);
+      if (named > 0 && cluster.broker(named).running()) return named;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
 }
 
 class ThreeBrokerClusterTest : public ::testing::Test {

@@ -25,6 +25,7 @@
 namespace exactly::broker {
 namespace {
 
+using ::exactly::testing::AwaitLiveCoordinator;
 using ::exactly::testing::ConsumeAll;
 using ::exactly::testing::ConsumedRecord;
 using ::exactly::testing::NewClient;
@@ -45,22 +46,6 @@ class GroupCoordinatorFailoverTest
                     ->CreateTopic(kTopic, kPartitions, 3,
                                   {{"min.insync.replicas", "2"}})
                     .ok());
-  }
-
-  // The coordinator of `key`, asked of a running broker until one names a
-  // live broker; -1 after 30 s.
-  int32_t AwaitCoordinator(int8_t key_type, const std::string& key) {
-    for (int i = 0; i < 600; ++i) {
-      for (int32_t node = 1; node <= 3; ++node) {
-        if (!cluster_->broker(node).running()) continue;
-        const int32_t named = ::exactly::testing::FindCoordinatorAt(
-            port(node), key_type, key, /*may_fail=*/true);
-        if (named > 0 && cluster_->broker(named).running()) return named;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return -1;
   }
 
   // Produces `count` records per partition, acks=all, each value unique.
@@ -148,14 +133,15 @@ TEST_F(GroupCoordinatorFailoverTest, AGroupGoesOnWhileItsCoordinatorIsDown) {
 
   // The coordinator dies and stays down; the group's partition of
   // __consumer_offsets has a new leader, which takes the group up.
-  const int32_t first = AwaitCoordinator(protocol::kCoordinatorKeyGroup, group);
+  const int32_t first =
+      AwaitLiveCoordinator(*cluster_, protocol::kCoordinatorKeyGroup, group);
   ASSERT_GT(first, 0);
   absl::StatusOr<int32_t> killed =
       cluster_->KillCoordinator(CoordinatorKey::kGroup, group);
   ASSERT_TRUE(killed.ok()) << killed.status();
   ASSERT_EQ(*killed, first);
   const int32_t second =
-      AwaitCoordinator(protocol::kCoordinatorKeyGroup, group);
+      AwaitLiveCoordinator(*cluster_, protocol::kCoordinatorKeyGroup, group);
   ASSERT_GT(second, 0);
   EXPECT_NE(second, first);
 
@@ -194,7 +180,7 @@ TEST_F(GroupCoordinatorFailoverTest,
        PendingTransactionalOffsetsAreCommittedByTheNextCoordinator) {
   const std::string group = "txn-offsets-group";
   const int32_t coordinator =
-      AwaitCoordinator(protocol::kCoordinatorKeyGroup, group);
+      AwaitLiveCoordinator(*cluster_, protocol::kCoordinatorKeyGroup, group);
   ASSERT_GT(coordinator, 0);
   // The group's coordinator holds every marker it is sent: the transaction's
   // offsets stay pending there.
@@ -234,7 +220,8 @@ TEST_F(GroupCoordinatorFailoverTest,
   // The next one loads the transactional offsets as pending from the log and
   // applies them when the transaction coordinator's marker reaches it.
   ASSERT_TRUE(cluster_->Kill(coordinator).ok());
-  const int32_t next = AwaitCoordinator(protocol::kCoordinatorKeyGroup, group);
+  const int32_t next =
+      AwaitLiveCoordinator(*cluster_, protocol::kCoordinatorKeyGroup, group);
   ASSERT_GT(next, 0);
   EXPECT_NE(next, coordinator);
   std::map<int32_t, int64_t> committed;
@@ -259,7 +246,7 @@ TEST_F(GroupCoordinatorFailoverTest,
 TEST_F(GroupCoordinatorFailoverTest, AnAbortedTransactionsOffsetsStayAway) {
   const std::string group = "aborted-offsets-group";
   const int32_t coordinator =
-      AwaitCoordinator(protocol::kCoordinatorKeyGroup, group);
+      AwaitLiveCoordinator(*cluster_, protocol::kCoordinatorKeyGroup, group);
   ASSERT_GT(coordinator, 0);
   // A plain commit first, which the aborted transaction must not replace.
   {
@@ -296,7 +283,9 @@ TEST_F(GroupCoordinatorFailoverTest, AnAbortedTransactionsOffsetsStayAway) {
   ASSERT_TRUE(Succeeded(rd_kafka_abort_transaction(producer.get(), 60000)));
 
   ASSERT_TRUE(cluster_->Kill(coordinator).ok());
-  ASSERT_GT(AwaitCoordinator(protocol::kCoordinatorKeyGroup, group), 0);
+  ASSERT_GT(
+      AwaitLiveCoordinator(*cluster_, protocol::kCoordinatorKeyGroup, group),
+      0);
   // The abort marker reaches the new coordinator; until then the offset is
   // pending (UNSTABLE_OFFSET_COMMIT to a read_committed consumer, which
   // librdkafka retries). Either way 99 is never served.

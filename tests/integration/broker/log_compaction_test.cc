@@ -25,6 +25,7 @@
 namespace exactly::broker {
 namespace {
 
+using ::exactly::testing::AwaitLiveCoordinator;
 using ::exactly::testing::ConsumeAll;
 using ::exactly::testing::ConsumedRecord;
 using ::exactly::testing::NewClient;
@@ -242,21 +243,6 @@ class CompactionClusterTest : public ::testing::Test {
     bootstrap_ = cluster_->bootstrap_servers();
   }
 
-  // The live broker that coordinates `key` now; -1 after 30 s.
-  int32_t AwaitCoordinator(int8_t key_type, const std::string& key) {
-    for (int i = 0; i < 600; ++i) {
-      for (int32_t node = 1; node <= 3; ++node) {
-        if (!cluster_->broker(node).running()) continue;
-        const int32_t named = ::exactly::testing::FindCoordinatorAt(
-            cluster_->broker(node).port(), key_type, key, /*may_fail=*/true);
-        if (named > 0 && cluster_->broker(named).running()) return named;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return -1;
-  }
-
   // Records in all 50 partitions of an internal topic on `node`.
   size_t InternalRecords(int32_t node, const std::string& topic) {
     size_t n = 0;
@@ -317,9 +303,9 @@ TEST_F(CompactionClusterTest, CoordinatorLogsAreCompactedAndStillFailOver) {
 
   // Both coordinators' logs shrink to about a record per key.
   const int32_t group_coordinator =
-      AwaitCoordinator(protocol::kCoordinatorKeyGroup, group);
-  const int32_t txn_coordinator =
-      AwaitCoordinator(protocol::kCoordinatorKeyTransaction, txn_id);
+      AwaitLiveCoordinator(*cluster_, protocol::kCoordinatorKeyGroup, group);
+  const int32_t txn_coordinator = AwaitLiveCoordinator(
+      *cluster_, protocol::kCoordinatorKeyTransaction, txn_id);
   ASSERT_GT(group_coordinator, 0);
   ASSERT_GT(txn_coordinator, 0);
   ASSERT_TRUE(Eventually([&] {
