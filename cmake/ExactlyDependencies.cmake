@@ -34,7 +34,10 @@ target_include_directories(exactly_asio SYSTEM INTERFACE ${ASIO_INCLUDE_DIR})
 # choice for every translation unit.
 target_compile_definitions(exactly_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED
                                                   ASIO_DISABLE_STD_ALIGNED_ALLOC)
-target_link_libraries(exactly_asio INTERFACE Threads::Threads)
+# OpenSSL (Debian's libssl-dev): TLS listeners through asio::ssl, and SCRAM's
+# hashes for the broker's SASL.
+find_package(OpenSSL REQUIRED)
+target_link_libraries(exactly_asio INTERFACE Threads::Threads OpenSSL::SSL OpenSSL::Crypto)
 if(EXACTLY_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)

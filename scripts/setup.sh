@@ -52,6 +52,7 @@ CORE_PACKAGES=(
   libabsl-dev                                     # Status/StatusOr, strings, flags
   librocksdb-dev                                  # the broker's store and the SDK's spool
   libasio-dev                                     # the broker's event loop and sockets
+  libssl-dev                                      # the broker's TLS listeners and SASL/SCRAM
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record batch compression codecs
 )
 # Tests, benchmarks, the Python bindings and Apache Kafka:

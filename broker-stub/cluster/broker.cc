@@ -28,6 +28,8 @@
 #include "metrics/metrics_endpoint.h"
 #include "protocol/record_batch.h"
 #include "replication/leader_side.h"
+#include "security/tls_context.h"
+#include "security/validate.h"
 #include "server/server.h"
 #include "storage/fault_injecting_file_system.h"
 #include "storage/keys.h"
@@ -48,10 +50,15 @@ class BrokerImpl {
     }
     faults_.SetHooks({
         [this] {
-          Post([this] { server_->CloseAllConnections("injected fault"); });
+          Post([this] {
+            for (auto& server : servers_)
+              server->CloseAllConnections("injected fault");
+          });
         },
         [this](int32_t ms) {
-          Post([this, ms] { server_->RefuseConnectionsFor(ms); });
+          Post([this, ms] {
+            for (auto& server : servers_) server->RefuseConnectionsFor(ms);
+          });
         },
         [this](std::function<void()> fn) { Post(std::move(fn)); },
     });
@@ -72,24 +79,12 @@ class BrokerImpl {
     }
     state_ = std::move(*state);
     state_->set_counters(counters_);
-    server_ = std::make_unique<Server>(
-        *io_,
-        ConnectionLimits{.max_frame_bytes = options_.max_frame_bytes,
-                         .max_in_flight_request_bytes =
-                             options_.max_in_flight_request_bytes},
-        options_.max_connections, state_->shared_frames(),
-        [this](std::shared_ptr<Connection> c, SharedBuffer frame, size_t size,
-               uint64_t slot) {
-          DispatchRequest(*state_, c, std::move(frame), size, slot);
-        });
-    if (absl::Status s = server_->Listen(options_.host, port); !s.ok()) {
-      server_.reset();
+    if (absl::Status s = Listen(port); !s.ok()) {
+      servers_.clear();
       state_.reset();
       io_.reset();
       return s;
     }
-    state_->set_advertised_port(server_->port());
-    port_ = server_->port();
     if (controller_) state_->set_controller(controller_.get());
     running_ = true;
     thread_ = std::thread([this] {
@@ -106,6 +101,51 @@ class BrokerImpl {
     return absl::OkStatus();
   }
 
+  // Binds every listener: the PLAINTEXT one on `port`, then the secure ones
+  // (each keeps its port across restarts).
+  absl::Status Listen(uint16_t port) {
+    bool needs_tls = false;
+    for (const ListenerOptions& l : options_.security.listeners)
+      needs_tls |= UsesTls(l.protocol);
+    if (needs_tls && tls_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<asio::ssl::context>> tls =
+          NewTlsContext(options_.security);
+      if (!tls.ok()) return tls.status();
+      tls_ = *std::move(tls);
+    }
+    auto on_request = [this](std::shared_ptr<Connection> c, SharedBuffer frame,
+                             size_t size, uint64_t slot) {
+      DispatchRequest(*state_, c, std::move(frame), size, slot);
+    };
+    const ConnectionLimits limits{
+        .max_frame_bytes = options_.max_frame_bytes,
+        .max_in_flight_request_bytes = options_.max_in_flight_request_bytes};
+    std::map<std::string, int32_t, std::less<>> ports;
+    for (size_t i = 0; i <= options_.security.listeners.size(); ++i) {
+      ListenerOptions l{SecurityProtocol::kPlaintext, port};
+      if (i > 0) l = options_.security.listeners[i - 1];
+      auto server = std::make_unique<Server>(
+          *io_, limits, options_.max_connections, state_->shared_frames(),
+          on_request, l.protocol, UsesTls(l.protocol) ? tls_.get() : nullptr);
+      if (absl::Status s = server->Listen(options_.host, l.port); !s.ok())
+        return s;
+      if (i > 0) options_.security.listeners[i - 1].port = server->port();
+      ports[std::string(SecurityProtocolName(l.protocol))] = server->port();
+      servers_.push_back(std::move(server));
+    }
+    state_->set_advertised_port(servers_[0]->port());
+    state_->set_listener_ports(ports);
+    port_ = servers_[0]->port();
+    return absl::OkStatus();
+  }
+
+  uint16_t ListenerPort(SecurityProtocol protocol) const {
+    for (size_t i = 1; i < servers_.size(); ++i) {
+      if (servers_[i]->protocol() == protocol) return servers_[i]->port();
+    }
+    return 0;
+  }
+
   absl::Status Stop(bool clean = true) {
     if (!running_) return absl::OkStatus();
     // Scrapes stop reaching into the loop before it goes.
@@ -118,18 +158,20 @@ class BrokerImpl {
     if (controller_) LeaveCluster();
     if (clean) {
       (void)RunOnLoop([this] {
-        server_->Stop();
+        for (auto& server : servers_) server->Stop();
         state_->commits().CommitNow();
         return absl::OkStatus();
       });
     } else {
-      Post([this] { server_->Stop(); });
+      Post([this] {
+        for (auto& server : servers_) server->Stop();
+      });
     }
     io_->stop();
     thread_.join();
     running_ = false;
     isr_timer_.reset();
-    server_.reset();
+    servers_.clear();
     state_.reset();
     io_.reset();
     // What the loop held for a fault goes as a crash would lose it (its
@@ -194,8 +236,13 @@ class BrokerImpl {
     }
     absl::Status s = RunOnLoop([&]() -> absl::Status {
       faults_.SetIsolated(isolated);
-      if (!isolated) return server_->AcceptConnections();
-      server_->RefuseConnections();
+      if (!isolated) {
+        for (auto& server : servers_) {
+          if (absl::Status s = server->AcceptConnections(); !s.ok()) return s;
+        }
+        return absl::OkStatus();
+      }
+      for (auto& server : servers_) server->RefuseConnections();
       StopFollowing(*state_);
       return absl::OkStatus();
     });
@@ -204,7 +251,7 @@ class BrokerImpl {
       controller_->FenceBroker(options_.node_id);
     } else {
       controller_->RegisterBroker(options_.node_id, state_->advertised_host(),
-                                  port_);
+                                  port_, state_->listener_ports());
     }
     return absl::OkStatus();
   }
@@ -278,7 +325,7 @@ class BrokerImpl {
           });
         });
     controller_->RegisterBroker(options_.node_id, state_->advertised_host(),
-                                port_);
+                                port_, state_->listener_ports());
     isr_timer_ = std::make_unique<asio::steady_timer>(*io_);
     Post([this] { ArmIsrCheck(); });
   }
@@ -312,7 +359,10 @@ class BrokerImpl {
   std::unique_ptr<rocksdb::Env> env_;
   std::unique_ptr<asio::io_context> io_;
   std::unique_ptr<BrokerState> state_;
-  std::unique_ptr<Server> server_;
+  // The PLAINTEXT listener on options_.port first, then one per
+  // SecurityOptions::listeners entry.
+  std::vector<std::unique_ptr<Server>> servers_;
+  std::unique_ptr<asio::ssl::context> tls_;
   std::thread thread_;
   uint16_t port_ = 0;
   std::atomic<bool> running_{false};
@@ -379,6 +429,8 @@ absl::StatusOr<std::unique_ptr<Broker>> Broker::StartInCluster(
         "max_frame_bytes, max_connections, max_in_flight_request_bytes and "
         "max_decompressed_batch_bytes must be positive");
   }
+  if (absl::Status s = ValidateSecurityOptions(options.security); !s.ok())
+    return s;
   uint16_t port = options.port;
   auto impl =
       std::make_unique<BrokerImpl>(std::move(options), std::move(controller));
@@ -395,6 +447,19 @@ std::string Broker::bootstrap_servers() const {
 }
 
 uint16_t Broker::port() const { return impl_->port_; }
+
+uint16_t Broker::port(SecurityProtocol protocol) const {
+  return impl_->ListenerPort(protocol);
+}
+
+std::string Broker::bootstrap_servers(SecurityProtocol protocol) const {
+  uint16_t p = port(protocol);
+  if (p == 0) return "";
+  std::string host = impl_->options_.advertised_host.empty()
+                         ? impl_->options_.host
+                         : impl_->options_.advertised_host;
+  return absl::StrCat(host, ":", p);
+}
 
 const BrokerOptions& Broker::options() const { return impl_->options_; }
 

@@ -21,6 +21,7 @@
 #include "exactly/broker/broker.h"
 #include "exactly/broker/faults.h"
 #include "metrics/broker_counters.h"
+#include "security/credentials.h"
 #include "storage/store.h"
 #include "util/frame_arena.h"
 
@@ -66,6 +67,21 @@ class BrokerState {
   // The port clients reach this broker on (known once the server is listening).
   void set_advertised_port(uint16_t port) { advertised_port_ = port; }
   uint16_t advertised_port() const { return advertised_port_; }
+  // The port of each listener by name ("SASL_SSL"...), the PLAINTEXT one
+  // included: a client is told the endpoints of the listener it came through.
+  void set_listener_ports(std::map<std::string, int32_t, std::less<>> ports) {
+    listener_ports_ = std::move(ports);
+  }
+  const std::map<std::string, int32_t, std::less<>>& listener_ports() const {
+    return listener_ports_;
+  }
+  uint16_t advertised_port(std::string_view listener) const {
+    auto it = listener_ports_.find(listener);
+    return it == listener_ports_.end() ? advertised_port_
+                                       : static_cast<uint16_t>(it->second);
+  }
+  // The users SASL accepts.
+  CredentialStore& credentials() { return credentials_; }
   std::string advertised_host() const {
     return options_.advertised_host.empty() ? options_.host
                                             : options_.advertised_host;
@@ -145,6 +161,8 @@ class BrokerState {
   int64_t producer_id_block_left_ = 0;  // in a cluster
   uint32_t next_topic_id_ = 1;
   uint16_t advertised_port_ = 0;
+  std::map<std::string, int32_t, std::less<>> listener_ports_;
+  CredentialStore credentials_;
   Controller* controller_ = nullptr;
   std::shared_ptr<const ClusterMetadata> metadata_;
   // In a cluster: where the group coordinator writes (__consumer_offsets).

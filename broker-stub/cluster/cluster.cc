@@ -48,6 +48,10 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
     broker.node_id = id;
     if (options.broker.port != 0)
       broker.port = static_cast<uint16_t>(options.broker.port + id - 1);
+    // A fixed listener port is the first broker's; the others follow it.
+    for (ListenerOptions& l : broker.security.listeners) {
+      if (l.port != 0) l.port = static_cast<uint16_t>(l.port + id - 1);
+    }
     if (!options.broker.data_dir.empty())
       broker.data_dir = (std::filesystem::path(options.broker.data_dir) /
                          absl::StrCat("broker-", id))
@@ -84,6 +88,15 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
 std::string Cluster::bootstrap_servers() const {
   std::vector<std::string> servers;
   for (const auto& b : brokers_) servers.push_back(b->bootstrap_servers());
+  return absl::StrJoin(servers, ",");
+}
+
+std::string Cluster::bootstrap_servers(SecurityProtocol protocol) const {
+  std::vector<std::string> servers;
+  for (const auto& b : brokers_) {
+    std::string s = b->bootstrap_servers(protocol);
+    if (!s.empty()) servers.push_back(std::move(s));
+  }
   return absl::StrJoin(servers, ",");
 }
 

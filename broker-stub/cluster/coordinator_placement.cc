@@ -48,9 +48,11 @@ std::optional<int32_t> LoadedEpoch(const BrokerState& b, CoordinatorKind kind,
 }  // namespace
 
 CoordinatorAddress FindCoordinatorOf(const BrokerState& b, CoordinatorKind kind,
-                                     std::string_view key) {
+                                     std::string_view key,
+                                     std::string_view listener) {
   if (b.controller() == nullptr) {
-    return {b.options().node_id, b.advertised_host(), b.advertised_port()};
+    return {b.options().node_id, b.advertised_host(),
+            b.advertised_port(listener)};
   }
   // The controller's newest snapshot, not the one this broker applied last:
   // every broker must answer alike as soon as the cluster is up.
@@ -61,7 +63,7 @@ CoordinatorAddress FindCoordinatorOf(const BrokerState& b, CoordinatorKind kind,
     info = m->broker(p->leader);
   }
   if (info == nullptr) return {.fenced = true};
-  return {info->node_id, info->host, info->port, info->fenced};
+  return {info->node_id, info->host, info->PortFor(listener), info->fenced};
 }
 
 protocol::ErrorCode CoordinatorError(const BrokerState& b, CoordinatorKind kind,

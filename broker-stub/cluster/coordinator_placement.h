@@ -53,8 +53,11 @@ struct CoordinatorAddress {
   int32_t port = -1;
   bool fenced = false;  // the broker is down: no coordinator for now
 };
+// `listener` picks which of the coordinator's ports is named (the listener the
+// asking client came through); "" names its PLAINTEXT one.
 CoordinatorAddress FindCoordinatorOf(const BrokerState& b, CoordinatorKind kind,
-                                     std::string_view key);
+                                     std::string_view key,
+                                     std::string_view listener = "");
 
 // kNone when this broker coordinates `key`; when this broker was just named
 // the leader of its partition and has not taken it up yet,

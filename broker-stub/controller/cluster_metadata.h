@@ -24,7 +24,15 @@ struct BrokerInfo {
   // A stopped, killed or isolated broker is fenced: it leads nothing and is
   // in no ISR until it registers again (KRaft's fencing).
   bool fenced = false;
+  // Its listeners' ports by listener name (PLAINTEXT's is `port`).
+  std::map<std::string, int32_t, std::less<>> listener_ports;
   bool operator==(const BrokerInfo&) const = default;
+
+  // The port a client of `listener` is told; `port` for an unknown one.
+  int32_t PortFor(std::string_view listener) const {
+    auto it = listener_ports.find(listener);
+    return it == listener_ports.end() ? port : it->second;
+  }
 };
 
 inline constexpr int32_t kNoLeader = -1;

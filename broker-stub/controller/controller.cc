@@ -167,11 +167,13 @@ void Controller::Unsubscribe(int handle) {
   listeners_.erase(handle);
 }
 
-void Controller::RegisterBroker(int32_t node_id, std::string host,
-                                int32_t port) {
+void Controller::RegisterBroker(
+    int32_t node_id, std::string host, int32_t port,
+    std::map<std::string, int32_t, std::less<>> listener_ports) {
   std::lock_guard lock(change_mu_);
   auto next = Copy();
-  next->brokers[node_id] = BrokerInfo{node_id, std::move(host), port, false};
+  next->brokers[node_id] = BrokerInfo{node_id, std::move(host), port, false,
+                                      std::move(listener_ports)};
   for (auto& [name, placement] : next->topics) {
     std::shared_ptr<TopicPlacement> topic;
     for (size_t i = 0; i < placement->partitions.size(); ++i) {

@@ -83,7 +83,9 @@ class Controller {
   // A broker (re)joins, unfenced, at host:port. Partitions left without a
   // leader that it can lead (it is in their ISR, or unclean election is on)
   // get it as leader.
-  void RegisterBroker(int32_t node_id, std::string host, int32_t port);
+  void RegisterBroker(
+      int32_t node_id, std::string host, int32_t port,
+      std::map<std::string, int32_t, std::less<>> listener_ports = {});
   // A broker stopped, crashed or was cut off: it leaves every ISR, and each
   // partition it led gets the first live in-sync replica as leader (an
   // out-of-sync one only with unclean election), or none: the partition is

@@ -5,7 +5,8 @@ namespace exactly::broker {
 const std::vector<ApiHandler>& ApiHandlers() {
   static const std::vector<ApiHandler>* table = [] {
     auto* all = new std::vector<ApiHandler>();
-    for (auto area : {CoreApis, GroupApis, TransactionApis, AdminApis}) {
+    for (auto area :
+         {CoreApis, GroupApis, TransactionApis, AdminApis, SecurityApis}) {
       for (const ApiHandler& h : area()) all->push_back(h);
     }
     return all;

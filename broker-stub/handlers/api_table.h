@@ -32,11 +32,12 @@ const ApiHandler* FindApiHandler(int16_t api_key);
 
 // One table per area, each in its own file, so that the APIs of an area are
 // listed where its handlers are (core_apis.cc, group_apis.cc,
-// transaction_apis.cc, admin_apis.cc).
+// transaction_apis.cc, admin_apis.cc, security_apis.cc).
 std::vector<ApiHandler> CoreApis();
 std::vector<ApiHandler> GroupApis();
 std::vector<ApiHandler> TransactionApis();
 std::vector<ApiHandler> AdminApis();
+std::vector<ApiHandler> SecurityApis();
 
 }  // namespace exactly::broker
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "handlers/api_table.h"
+#include "handlers/security_handlers.h"
 #include "protocol/messages/api_versions.h"
 #include "util/logging.h"
 
@@ -29,11 +30,23 @@ void AnswerUnsupportedApiVersions(const protocol::RequestHeader& h,
   r.SendFrame(std::move(frame));
 }
 
+// On a SASL listener, until the exchange succeeds.
+bool IsAllowedBeforeAuthentication(protocol::ApiKey key) {
+  return key == protocol::ApiKey::kApiVersions ||
+         key == protocol::ApiKey::kSaslHandshake ||
+         key == protocol::ApiKey::kSaslAuthenticate;
+}
+
 }  // namespace
 
 void DispatchRequest(BrokerState& b,
                      const std::shared_ptr<Connection>& connection,
                      SharedBuffer frame, size_t size, uint64_t slot) {
+  if (connection->session().expects_raw_token()) {
+    HandleRawSaslToken(b, connection, std::string_view(frame.get(), size),
+                       slot);
+    return;
+  }
   absl::StatusOr<protocol::ParsedRequest> parsed =
       protocol::ParseRequest(std::string_view(frame.get(), size));
   if (!parsed.ok()) {
@@ -49,6 +62,15 @@ void DispatchRequest(BrokerState& b,
     r.CloseConnection(absl::StrCat("unsupported API key ", h.api_key, " (",
                                    std::string(protocol::ApiKeyName(h.api_key)),
                                    ")"));
+    return;
+  }
+  if (!connection->session().authenticated() &&
+      !IsAllowedBeforeAuthentication(api->key)) {
+    // Kafka closes such a connection too: the client skipped the exchange.
+    r.CloseConnection(absl::StrCat(
+        std::string(protocol::ApiKeyName(h.api_key)),
+        " before SASL authentication on a ",
+        std::string(connection->session().listener()), " listener"));
     return;
   }
   b.counters().CountRequest(h.api_key);

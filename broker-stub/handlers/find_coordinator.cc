@@ -17,7 +17,8 @@ using protocol::FindCoordinatorResponse;
 FindCoordinatorResponse::Coordinator Answer(BrokerState& b,
                                             const RequestHeader& h,
                                             int8_t key_type,
-                                            const std::string& key) {
+                                            const std::string& key,
+                                            std::string_view listener) {
   FindCoordinatorResponse::Coordinator c;
   c.key = key;
   auto fail = [&](ErrorCode code, std::string message) {
@@ -40,7 +41,8 @@ FindCoordinatorResponse::Coordinator Answer(BrokerState& b,
     fail(ErrorCode::kCoordinatorNotAvailable,
          absl::StrCat(std::string(CoordinatorTopic(kind)),
                       " cannot be created now"));
-  } else if (CoordinatorAddress a = FindCoordinatorOf(b, kind, key); a.fenced) {
+  } else if (CoordinatorAddress a = FindCoordinatorOf(b, kind, key, listener);
+             a.fenced) {
     // Kafka's answer while the coordinator's partition has no leader.
     fail(ErrorCode::kCoordinatorNotAvailable,
          absl::StrCat("the coordinator of '", key, "' (broker ", a.node_id,
@@ -63,11 +65,12 @@ void HandleFindCoordinator(BrokerState& b, const RequestHeader& h,
       h.api_version >= 1 ? request.key_type : protocol::kCoordinatorKeyGroup;
   if (h.api_version >= 4) {
     for (const std::string& key : request.coordinator_keys) {
-      response.coordinators.push_back(Answer(b, h, key_type, key));
+      response.coordinators.push_back(
+          Answer(b, h, key_type, key, r.listener()));
     }
   } else {
     FindCoordinatorResponse::Coordinator c =
-        Answer(b, h, key_type, request.key);
+        Answer(b, h, key_type, request.key, r.listener());
     response.error_code = c.error_code;
     response.error_message = std::move(c.error_message);
     response.node_id = c.node_id;

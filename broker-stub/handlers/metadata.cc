@@ -62,16 +62,18 @@ void HandleMetadata(BrokerState& b, const RequestHeader& h,
     // is one of them (here the lowest), as clients only need it to exist.
     for (const auto& [id, info] : cluster->brokers) {
       if (info.fenced) continue;
-      response.brokers.push_back({id, info.host, info.port, std::nullopt, {}});
+      response.brokers.push_back(
+          {id, info.host, info.PortFor(r.listener()), std::nullopt, {}});
     }
     response.controller_id =
         response.brokers.empty() ? -1 : response.brokers.front().node_id;
   } else {
-    response.brokers.push_back({b.options().node_id,
-                                b.advertised_host(),
-                                static_cast<int32_t>(b.advertised_port()),
-                                std::nullopt,
-                                {}});
+    response.brokers.push_back(
+        {b.options().node_id,
+         b.advertised_host(),
+         static_cast<int32_t>(b.advertised_port(r.listener())),
+         std::nullopt,
+         {}});
     response.controller_id = b.options().node_id;
   }
   if (request.AllTopics(h.api_version)) {

@@ -19,6 +19,7 @@
 #include "admin/cluster_admin_commands.h"
 #include "exactly/broker/broker.h"
 #include "exactly/broker/cluster.h"
+#include "main/security_flags.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
           "Address to bind (and to advertise by default).");
@@ -173,6 +174,12 @@ int main(int argc, char** argv) {
   options.strict_sequence_reuse = absl::GetFlag(FLAGS_strict_sequence_reuse);
   options.transaction_partition_verification =
       absl::GetFlag(FLAGS_transaction_partition_verification);
+  if (absl::Status s = exactly::broker::ApplySecurityFlags(options.security);
+      !s.ok()) {
+    std::fprintf(stderr, "exactly-broker: %s\n",
+                 std::string(s.message()).c_str());
+    return 2;
+  }
   if (options.default_partitions < 1) {
     std::fprintf(stderr,
                  "exactly-broker: --default-partitions must be at least 1\n");
@@ -266,6 +273,13 @@ int main(int argc, char** argv) {
               broker ? broker->bootstrap_servers().c_str()
                      : cluster->bootstrap_servers().c_str());
   if (admin) std::printf("admin=127.0.0.1:%u\n", admin->port());
+  for (const exactly::broker::ListenerOptions& l : options.security.listeners) {
+    std::printf(
+        "listener.%s=%s\n",
+        std::string(exactly::broker::SecurityProtocolName(l.protocol)).c_str(),
+        broker ? broker->bootstrap_servers(l.protocol).c_str()
+               : cluster->bootstrap_servers(l.protocol).c_str());
+  }
   // After the bootstrap line, which scripts read first.
   if (int32_t metrics_port =
           broker ? broker->metrics_port() : cluster->metrics_port();

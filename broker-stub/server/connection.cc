@@ -30,31 +30,45 @@ void AppendBuffers(const ResponseFrame& frame,
 }
 }  // namespace
 
-Connection::Connection(asio::ip::tcp::socket socket, uint64_t id,
+Connection::Connection(Stream stream, SecurityProtocol protocol, uint64_t id,
                        const ConnectionLimits& limits,
                        std::shared_ptr<FrameArena> arena, RequestFn on_request,
                        ClosedFn on_closed)
-    : socket_(std::move(socket)),
+    : stream_(std::move(stream)),
+      session_(protocol),
       id_(id),
       limits_(limits),
       arena_(std::move(arena)),
       on_request_(std::move(on_request)),
       on_closed_(std::move(on_closed)) {
   asio::error_code ec;
-  auto endpoint = socket_.remote_endpoint(ec);
+  auto endpoint = stream_.socket().remote_endpoint(ec);
   peer_ =
       ec ? "unknown"
          : absl::StrCat(endpoint.address().to_string(), ":", endpoint.port());
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  stream_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
 }
 
 Connection::~Connection() = default;
 
-void Connection::Start() { ReadSize(); }
+void Connection::Start() {
+  stream_.AsyncHandshake(
+      [self = shared_from_this()](const asio::error_code& ec) {
+        if (ec) {
+          // A plaintext client on a TLS port ends here ("wrong version
+          // number"), as does a client that does not trust the certificate.
+          self->Close(absl::StrCat("TLS handshake failed: ", ec.message()));
+          return;
+        }
+        if (self->stream_.is_tls())
+          self->session_.SetCertificatePrincipal(self->stream_.PeerSubject());
+        self->ReadSize();
+      });
+}
 
 void Connection::ReadSize() {
   asio::async_read(
-      socket_, asio::buffer(size_buf_, sizeof size_buf_),
+      stream_, asio::buffer(size_buf_, sizeof size_buf_),
       [self = shared_from_this()](const asio::error_code& ec, size_t) {
         if (ec) {
           self->Close(ec == asio::error::eof ? "" : ec.message());
@@ -79,7 +93,7 @@ void Connection::ReadBody(uint32_t size) {
   // Not zero-filled: the socket overwrites every byte.
   request_ = arena_->Allocate(size);
   asio::async_read(
-      socket_, asio::buffer(request_.get(), size),
+      stream_, asio::buffer(request_.get(), size),
       [self = shared_from_this(), size](const asio::error_code& ec, size_t) {
         if (ec) {
           self->Close(absl::StrCat("truncated frame: ", ec.message()));
@@ -89,7 +103,7 @@ void Connection::ReadBody(uint32_t size) {
         self->slots_.push_back(Slot{.id = slot, .request_bytes = size});
         self->in_flight_bytes_ += size;
         self->on_request_(self, std::move(self->request_), size, slot);
-        if (self->closed_) return;
+        if (self->closed_ || self->close_after_responses_) return;
         if (self->slots_.size() >= kMaxPendingResponses ||
             self->in_flight_bytes_ >=
                 static_cast<size_t>(
@@ -108,7 +122,8 @@ void Connection::Complete(uint64_t slot, ResponseFrame frame, bool has_response,
     MarkReady(slot, std::move(frame), has_response);
     return;
   }
-  auto timer = std::make_shared<asio::steady_timer>(socket_.get_executor());
+  auto timer =
+      std::make_shared<asio::steady_timer>(stream_.socket().get_executor());
   timer->expires_after(std::chrono::milliseconds(delay_ms));
   timer->async_wait([self = shared_from_this(), timer, slot,
                      frame = std::move(frame),
@@ -145,12 +160,16 @@ void Connection::WriteReady() {
     slots_.pop_front();
   }
   MaybeResumeReading();
-  if (writing_.empty()) return;
+  if (writing_.empty()) {
+    if (close_after_responses_ && slots_.empty())
+      Close(*close_after_responses_);
+    return;
+  }
   write_in_progress_ = true;
   std::vector<asio::const_buffer> buffers;
   for (const ResponseFrame& f : writing_) AppendBuffers(f, &buffers);
   asio::async_write(
-      socket_, buffers,
+      stream_, buffers,
       [self = shared_from_this()](const asio::error_code& ec, size_t) {
         self->write_in_progress_ = false;
         self->writing_.clear();
@@ -171,14 +190,19 @@ void Connection::MaybeResumeReading() {
   }
 }
 
+void Connection::CloseAfterResponses(std::string reason) {
+  close_after_responses_ = std::move(reason);
+  WriteReady();
+}
+
 void Connection::Close(std::string_view reason) {
   if (closed_) return;
   closed_ = true;
   if (!reason.empty())
     LogInfo("closing connection from ", peer_, ": ", std::string(reason));
   asio::error_code ec;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  stream_.socket().close(ec);
   slots_.clear();
   if (on_closed_) on_closed_(id_);
 }

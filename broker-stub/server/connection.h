@@ -11,12 +11,15 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "security/session.h"
 #include "server/responder.h"
 #include "server/response_frame.h"
+#include "server/stream.h"
 #include "util/frame_arena.h"
 #include "util/shared_buffer.h"
 
@@ -45,7 +48,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Request frames are read into memory from `arena`, shared with the other
   // connections of the same server.
-  Connection(asio::ip::tcp::socket socket, uint64_t id,
+  // `stream` is plain TCP or TLS as the listener's `protocol` says; a TLS
+  // connection shakes hands before its first request is read.
+  Connection(Stream stream, SecurityProtocol protocol, uint64_t id,
              const ConnectionLimits& limits, std::shared_ptr<FrameArena> arena,
              RequestFn on_request, ClosedFn on_closed);
   ~Connection();
@@ -54,6 +59,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   uint64_t id() const { return id_; }
   const std::string& peer() const { return peer_; }
   bool closed() const { return closed_; }
+  // The listener this client came through and who it is.
+  Session& session() { return session_; }
 
   // The response for `slot`: a whole frame (size prefix included, filled in
   // here), or nothing for a request without a response. `delay_ms` holds it
@@ -61,6 +68,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Complete(uint64_t slot, ResponseFrame frame, bool has_response,
                 int32_t delay_ms);
   void Close(std::string_view reason);
+  // Closes once every response queued so far is written (after a failed
+  // SASL authentication, as Kafka does).
+  void CloseAfterResponses(std::string reason);
 
  private:
   struct Slot {
@@ -77,7 +87,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void WriteReady();
   void MaybeResumeReading();
 
-  asio::ip::tcp::socket socket_;
+  Stream stream_;
+  Session session_;
   uint64_t id_;
   ConnectionLimits limits_;
   std::shared_ptr<FrameArena> arena_;
@@ -94,6 +105,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool write_in_progress_ = false;
   bool reading_paused_ = false;
   bool closed_ = false;
+  std::optional<std::string> close_after_responses_;
 };
 
 }  // namespace exactly::broker

@@ -14,6 +14,16 @@ Responder::Responder(std::weak_ptr<Connection> connection, uint64_t slot,
 
 Responder::Responder(Responder&& other) noexcept { *this = std::move(other); }
 
+std::string_view Responder::listener() const {
+  std::shared_ptr<Connection> c = connection_.lock();
+  return c ? c->session().listener() : std::string_view();
+}
+
+std::string Responder::principal() const {
+  std::shared_ptr<Connection> c = connection_.lock();
+  return c ? c->session().principal() : std::string();
+}
+
 Responder& Responder::operator=(Responder&& other) noexcept {
   if (this == &other) return *this;
   connection_ = std::move(other.connection_);

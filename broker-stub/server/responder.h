@@ -34,6 +34,15 @@ class Responder {
   int32_t correlation_id() const { return correlation_id_; }
   // The client's address, "host:port" ("" once the connection is gone).
   std::string peer() const;
+  // The listener the request came through ("PLAINTEXT", "SASL_SSL", ...):
+  // the endpoints a Metadata or FindCoordinator answer names are its.
+  std::string_view listener() const;
+  // Who sent it: "User:alice", or "User:ANONYMOUS" ("" once the connection
+  // is gone).
+  std::string principal() const;
+  // The connection itself (null once gone): the SASL handlers change its
+  // session.
+  std::shared_ptr<Connection> connection() const { return connection_.lock(); }
   // Holds the response back by this much once it is ready (injected latency).
   void set_delay_ms(int32_t delay_ms) { delay_ms_ = delay_ms; }
 

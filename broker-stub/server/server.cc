@@ -7,12 +7,15 @@ namespace exactly::broker {
 
 Server::Server(asio::io_context& io, const ConnectionLimits& limits,
                int32_t max_connections, std::shared_ptr<FrameArena> arena,
-               Connection::RequestFn on_request)
+               Connection::RequestFn on_request, SecurityProtocol protocol,
+               asio::ssl::context* tls)
     : io_(io),
       limits_(limits),
       max_connections_(max_connections),
       arena_(std::move(arena)),
       on_request_(std::move(on_request)),
+      protocol_(protocol),
+      tls_(tls),
       acceptor_(io),
       down_timer_(io) {}
 
@@ -63,7 +66,8 @@ void Server::Accept() {
         }
         uint64_t id = next_connection_id_++;
         auto connection = std::make_shared<Connection>(
-            std::move(socket), id, limits_, arena_, on_request_,
+            tls_ ? Stream(std::move(socket), *tls_) : Stream(std::move(socket)),
+            protocol_, id, limits_, arena_, on_request_,
             [this](uint64_t closed) { connections_.erase(closed); });
         connections_[id] = connection;
         LogDebug("accepted connection ", id, " from ", connection->peer());

@@ -19,15 +19,19 @@ namespace exactly::broker {
 class Server {
  public:
   // Past `max_connections` open at once, a new connection is closed as soon
-  // as it is accepted.
+  // as it is accepted. A listener of a TLS `protocol` needs `tls`, which must
+  // outlive the server.
   Server(asio::io_context& io, const ConnectionLimits& limits,
          int32_t max_connections, std::shared_ptr<FrameArena> arena,
-         Connection::RequestFn on_request);
+         Connection::RequestFn on_request,
+         SecurityProtocol protocol = SecurityProtocol::kPlaintext,
+         asio::ssl::context* tls = nullptr);
   ~Server();
 
   // Binds and starts accepting. Port 0 picks a free port; port() tells which.
   absl::Status Listen(const std::string& host, uint16_t port);
   uint16_t port() const { return port_; }
+  SecurityProtocol protocol() const { return protocol_; }
 
   void CloseAllConnections(std::string_view reason);
   // Closes the listening socket and every connection for `ms`, then listens
@@ -51,6 +55,8 @@ class Server {
   int32_t max_connections_;
   std::shared_ptr<FrameArena> arena_;
   Connection::RequestFn on_request_;
+  SecurityProtocol protocol_;
+  asio::ssl::context* tls_;
   asio::ip::tcp::acceptor acceptor_;
   asio::steady_timer down_timer_;
   std::string host_;

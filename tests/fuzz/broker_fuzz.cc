@@ -125,8 +125,8 @@ class Session {
     fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK);
     client_fd_ = fds[1];
     connection_ = std::make_shared<Connection>(
-        std::move(socket), next_connection_id_++, ConnectionLimits{},
-        state_->shared_frames(),
+        Stream(std::move(socket)), SecurityProtocol::kPlaintext,
+        next_connection_id_++, ConnectionLimits{}, state_->shared_frames(),
         [this](std::shared_ptr<Connection> c, SharedBuffer frame, size_t size,
                uint64_t slot) {
           DispatchRequest(*state_, c, std::move(frame), size, slot);

@@ -376,6 +376,14 @@ class Broker:
     ``metrics_port`` (serve Prometheus text at ``metrics_url``; 0 picks a
     free port; needs a build with prometheus-cpp), ``verbose``.
 
+    Security (off unless set): ``listeners`` ({"SSL": 0, "SASL_PLAINTEXT":
+    0, "SASL_SSL": 0}: protocol -> port, 0 picks one; the PLAINTEXT
+    listener stays on ``port``), ``ssl_certificate_file`` and
+    ``ssl_private_key_file`` (PEM), ``ssl_ca_file`` (clients must then
+    present a certificate it signed), ``sasl_users`` ({"alice": "secret"}:
+    PLAIN and SCRAM-SHA-256/512), ``sasl_mechanisms``. A listener's address
+    is ``listener_bootstrap_servers("SASL_SSL")``.
+
     ``brokers=N`` (N > 1) starts a cluster of N brokers in this process,
     sharing a controller, with node ids 1..N (each its own port, and its own
     folder broker-ID under ``data_dir``); ``bootstrap_servers`` then names
@@ -472,6 +480,11 @@ class Broker:
     def bootstrap_servers(self) -> str:
         """"127.0.0.1:PORT", ready for bootstrap.servers."""
         return str(self._running().bootstrap_servers)
+
+    def listener_bootstrap_servers(self, protocol: str) -> str:
+        """bootstrap.servers of the ``protocol`` listener ("SSL",
+        "SASL_PLAINTEXT", "SASL_SSL"; see the ``listeners`` option)."""
+        return str(self._running().listener_bootstrap_servers(protocol))
 
     @property
     def port(self) -> int:

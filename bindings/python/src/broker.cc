@@ -32,6 +32,29 @@ void Set(const py::dict& options, const char* name, T* field) {
   }
 }
 
+// listeners: {"SASL_SSL": 0, "SSL": 9094} (protocol name -> port, 0 picks
+// one); sasl_users: {"alice": "secret"}; the ssl_* files; sasl_mechanisms.
+void SetSecurity(const py::dict& options, broker::SecurityOptions& s) {
+  if (options.contains("listeners") && !options["listeners"].is_none()) {
+    for (auto [name, port] : options["listeners"].cast<py::dict>()) {
+      const std::string protocol = name.cast<std::string>();
+      std::optional<broker::SecurityProtocol> p =
+          broker::ParseSecurityProtocol(protocol);
+      if (!p) {
+        throw py::value_error(absl::StrCat(
+            "listeners: '", protocol,
+            "' is not one of SSL, SASL_PLAINTEXT, SASL_SSL"));
+      }
+      s.listeners.push_back({*p, port.cast<uint16_t>()});
+    }
+  }
+  Set(options, "ssl_certificate_file", &s.ssl_certificate_file);
+  Set(options, "ssl_private_key_file", &s.ssl_private_key_file);
+  Set(options, "ssl_ca_file", &s.ssl_ca_file);
+  Set(options, "sasl_users", &s.sasl_users);
+  Set(options, "sasl_mechanisms", &s.sasl_mechanisms);
+}
+
 BrokerOptions ToBrokerOptions(const py::dict& options) {
   BrokerOptions o;
   Set(options, "host", &o.host);
@@ -65,6 +88,7 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
   Set(options, "coordinator_segment_bytes", &o.coordinator_segment_bytes);
   Set(options, "metrics_port", &o.metrics_port);
   Set(options, "verbose", &o.verbose);
+  SetSecurity(options, o.security);
   for (auto item : options) {
     static const char* const kKnown[] = {"host",
                                          "port",
@@ -96,7 +120,13 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "brokers",
                                          "default_replication_factor",
                                          "unclean_leader_election",
-                                         "verbose"};
+                                         "verbose",
+                                         "listeners",
+                                         "ssl_certificate_file",
+                                         "ssl_private_key_file",
+                                         "ssl_ca_file",
+                                         "sasl_users",
+                                         "sasl_mechanisms"};
     const std::string name = item.first.cast<std::string>();
     bool known = false;
     for (const char* k : kKnown) known |= name == k;
@@ -213,6 +243,21 @@ class PyBroker {
     Running();
     return cluster_ ? cluster_->bootstrap_servers()
                     : broker_->bootstrap_servers();
+  }
+  // The bootstrap.servers of a security listener ("SASL_SSL", ...).
+  std::string listener_bootstrap_servers(const std::string& protocol) {
+    Running();
+    std::optional<broker::SecurityProtocol> p =
+        broker::ParseSecurityProtocol(protocol);
+    if (!p) throw py::value_error(absl::StrCat("unknown protocol ", protocol));
+    if (*p == broker::SecurityProtocol::kPlaintext) return bootstrap_servers();
+    std::string servers = cluster_ ? cluster_->bootstrap_servers(*p)
+                                   : broker_->bootstrap_servers(*p);
+    if (servers.empty()) {
+      throw py::value_error(
+          absl::StrCat("the broker has no ", protocol, " listener"));
+    }
+    return servers;
   }
   uint16_t port() { return Node(std::nullopt).port(); }
   // The Prometheus endpoint's port (one for a whole cluster); -1 when off.
@@ -530,6 +575,8 @@ void RegisterBroker(py::module_& m) {
       .def_property_readonly("running", &PyBroker::running)
       .def_property_readonly("brokers", &PyBroker::brokers)
       .def_property_readonly("bootstrap_servers", &PyBroker::bootstrap_servers)
+      .def("listener_bootstrap_servers", &PyBroker::listener_bootstrap_servers,
+           py::arg("protocol"))
       .def_property_readonly("port", &PyBroker::port)
       .def_property_readonly("metrics_port", &PyBroker::metrics_port)
       .def("ports", &PyBroker::ports)

@@ -140,6 +140,12 @@ void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
       break;
     }
     case RD_KAFKA_EVENT_ERROR: {
+      const rd_kafka_resp_err_t code = rd_kafka_event_error(event);
+      if (code == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
+          code == RD_KAFKA_RESP_ERR__SSL) {
+        std::lock_guard<std::mutex> lock(authentication_mu_);
+        authentication_failure_ = rd_kafka_event_error_string(event);
+      }
       if (rd_kafka_event_error_is_fatal(event)) {
         ReportError(on_error_, FatalStatus(rk_));
       } else if (on_error_) {
@@ -164,6 +170,11 @@ void DeliveryDispatcher::Handle(rd_kafka_event_t* event) {
     default:
       break;
   }
+}
+
+std::string DeliveryDispatcher::authentication_failure() const {
+  std::lock_guard<std::mutex> lock(authentication_mu_);
+  return authentication_failure_;
 }
 
 void DeliveryDispatcher::Deliver(const rd_kafka_message_t& m) {

@@ -94,6 +94,10 @@ class DeliveryDispatcher {
     return failures_after_send_.load(std::memory_order_acquire);
   }
   uint64_t callback_errors() const { return callback_errors_.load(); }
+  // The last time the broker refused this client's credentials (SASL) or TLS
+  // handshake, in librdkafka's words; empty if it never did. librdkafka
+  // keeps reconnecting after one, so a call that then times out is told why.
+  std::string authentication_failure() const;
 
  private:
   void Run();
@@ -121,6 +125,9 @@ class DeliveryDispatcher {
   std::atomic<int> room_waiters_{0};
   std::mutex room_mu_;
   std::condition_variable room_cv_;
+
+  mutable std::mutex authentication_mu_;
+  std::string authentication_failure_;
 
   std::mutex failures_mu_;  // only taken on failures without a handler
   uint64_t unreported_failures_ = 0;

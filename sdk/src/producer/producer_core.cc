@@ -124,14 +124,26 @@ absl::Status ProducerCore::Send(const Record& record,
   }
 }
 
+absl::Status ProducerCore::ExplainAuthenticationFailure(
+    absl::Status status) const {
+  if (status.ok() || dispatcher_ == nullptr) return status;
+  const std::string refused = dispatcher_->authentication_failure();
+  if (refused.empty()) return status;
+  return absl::PermissionDeniedError(
+      absl::StrCat(status.message(),
+                   "; the broker refused this client's credentials or TLS "
+                   "handshake: ",
+                   refused));
+}
+
 absl::Status ProducerCore::Flush(std::chrono::milliseconds timeout) {
   if (closed_) return absl::FailedPreconditionError("the producer is closed");
   const rd_kafka_resp_err_t err =
       Draining([&] { return rd_kafka_flush(rk_.get(), ToTimeoutMs(timeout)); });
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return StatusFromCode(err,
-                          absl::StrCat("flush: ", rd_kafka_outq_len(rk_.get()),
-                                       " record(s) not yet reported"));
+    return ExplainAuthenticationFailure(StatusFromCode(
+        err, absl::StrCat("flush: ", rd_kafka_outq_len(rk_.get()),
+                          " record(s) not yet reported")));
   }
   return dispatcher_->TakeUnreportedFailures();
 }

@@ -53,6 +53,11 @@ class ProducerCore {
   // Counts `n` records queued on rk() directly (not through Send).
   void CountSent(uint64_t n) { sent_.fetch_add(n, std::memory_order_relaxed); }
 
+  // `status` of a call that failed while the broker refused this client's
+  // credentials or TLS handshake: a PERMISSION_DENIED status that says so
+  // (not retriable: the same credentials fail again). Otherwise `status`.
+  absl::Status ExplainAuthenticationFailure(absl::Status status) const;
+
   rd_kafka_t* rk() const { return rk_.get(); }
   const ProducerOptions& options() const { return options_; }
   ProducerStats stats() const;

@@ -109,8 +109,10 @@ absl::Status TransactionalProducer::RetryRetriable(
 
 absl::Status TransactionalProducer::InitTransactions() {
   absl::Status status = RetryRetriable([&] {
-    return Track(TakeError(rd_kafka_init_transactions(core_->rk(), TimeoutMs()),
-                           "init_transactions"));
+    // Refused credentials stop the retries: they would fail the same way.
+    return Track(core_->ExplainAuthenticationFailure(
+        TakeError(rd_kafka_init_transactions(core_->rk(), TimeoutMs()),
+                  "init_transactions")));
   });
   needs_init_ = !status.ok();
   return status;

@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "exactly/broker/faults.h"
+#include "exactly/broker/security.h"
 
 namespace exactly::broker {
 
@@ -123,6 +124,8 @@ struct BrokerOptions {
   // port of the cluster's one endpoint, where every broker's samples carry
   // broker="<node id>".
   int32_t metrics_port = -1;
+  // TLS, SASL (and ACLs): off unless configured; see security.h.
+  SecurityOptions security;
 };
 
 // A record as the broker stored it, for assertions in tests.
@@ -200,6 +203,10 @@ class Broker {
   // "127.0.0.1:PORT", ready for bootstrap.servers.
   std::string bootstrap_servers() const;
   uint16_t port() const;
+  // The same for the listener of `protocol` (SecurityOptions::listeners);
+  // empty / 0 when there is none.
+  std::string bootstrap_servers(SecurityProtocol protocol) const;
+  uint16_t port(SecurityProtocol protocol) const;
   const BrokerOptions& options() const;
   // The port of this broker's metrics endpoint; -1 when it serves none (the
   // default, and a Cluster's brokers: see Cluster::metrics_port()).

@@ -62,6 +62,8 @@ class Cluster {
 
   // "127.0.0.1:P1,127.0.0.1:P2,...", every broker.
   std::string bootstrap_servers() const;
+  // The same for every broker's listener of `protocol` (empty without one).
+  std::string bootstrap_servers(SecurityProtocol protocol) const;
   int32_t size() const { return static_cast<int32_t>(brokers_.size()); }
   // The broker with node id `node_id` (1..size()).
   Broker& broker(int32_t node_id);
