@@ -46,7 +46,6 @@ Group::Group(std::string id, const GroupConfig& config, Clock& clock,
       clock_(clock),
       persistence_(persistence),
       join_timer_(clock.NewTimer()),
-      initial_delay_cap_timer_(clock.NewTimer()),
       sync_timer_(clock.NewTimer()) {}
 
 Group::~Group() = default;
@@ -258,7 +257,6 @@ void Group::Restore(const GroupRecord& record) {
 void Group::MarkDead() {
   state_ = GroupState::kDead;
   join_timer_->Cancel();
-  initial_delay_cap_timer_->Cancel();
   sync_timer_->Cancel();
   pending_members_.clear();
   pending_sync_.clear();
@@ -383,10 +381,9 @@ void Group::AddMemberAndRebalance(const std::string& member_id, JoinArgs args,
   m.is_new = true;
   m.heartbeat_timer = clock_.NewTimer();
   m.awaiting_join = std::move(done);
-  if (state_ == GroupState::kPreparingRebalance && in_initial_delay_) {
-    // A newcomer during the initial delay: wait one more quiet period.
-    join_timer_->Arm(config_.initial_rebalance_delay_ms,
-                     [this] { CompleteJoin(); });
+  // A newcomer while a new group waits: its initial delay runs once more.
+  if (state_ == GroupState::kPreparingRebalance && generation_ == 0) {
+    new_member_added_ = true;
   }
   if (members_.empty()) protocol_type_ = m.protocol_type;
   if (!leader_) leader_ = member_id;
@@ -585,21 +582,34 @@ void Group::PrepareRebalance(std::string_view reason) {
   state_ = GroupState::kPreparingRebalance;
   if (was_empty) {
     // The first members of an empty group wait a little for the others, so
-    // that a group starting up does not rebalance once per member. The wait
-    // is a quiet period: it ends initial_rebalance_delay_ms after the last
-    // new member joined (see AddMember), and at the latest after the
-    // rebalance timeout. Kafka extends it in whole delays instead, so members
-    // starting together wait about twice the delay there.
+    // that a group starting up does not rebalance once per member: Kafka's
+    // InitialDelayedJoin, with the rebalance timeout of the group as it is
+    // now (the member that came first).
     in_initial_delay_ = true;
-    join_timer_->Arm(config_.initial_rebalance_delay_ms,
-                     [this] { CompleteJoin(); });
-    initial_delay_cap_timer_->Arm(RebalanceTimeoutMs(),
-                                  [this] { CompleteJoin(); });
+    const int32_t delay = config_.initial_rebalance_delay_ms;
+    ArmInitialDelay(delay, std::max(RebalanceTimeoutMs() - delay, 0));
   } else {
     in_initial_delay_ = false;
     join_timer_->Arm(RebalanceTimeoutMs(), [this] { CompleteJoin(); });
     TryCompleteJoin();
   }
+}
+
+void Group::ArmInitialDelay(int32_t delay_ms, int32_t remaining_ms) {
+  join_timer_->Arm(delay_ms, [this, delay_ms, remaining_ms] {
+    if (new_member_added_ && remaining_ms != 0) {
+      // Someone joined during this delay: wait another whole delay, or what
+      // is left of the rebalance timeout if that is shorter. (The first
+      // delay runs in full even when it is longer than the rebalance
+      // timeout.)
+      new_member_added_ = false;
+      ArmInitialDelay(
+          std::min(config_.initial_rebalance_delay_ms, remaining_ms),
+          std::max(remaining_ms - delay_ms, 0));
+    } else {
+      CompleteJoin();
+    }
+  });
 }
 
 void Group::TryCompleteJoin() {
@@ -611,7 +621,6 @@ void Group::TryCompleteJoin() {
 
 void Group::CompleteJoin() {
   join_timer_->Cancel();
-  initial_delay_cap_timer_->Cancel();
   in_initial_delay_ = false;
   if (state_ != GroupState::kPreparingRebalance) return;
   // Dynamic members that did not rejoin in time are out; static ones keep

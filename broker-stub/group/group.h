@@ -48,8 +48,10 @@ enum class GroupState {
 std::string_view GroupStateName(GroupState state);
 
 struct GroupConfig {
-  // How long the first rebalance of an empty group waits for more members
-  // (Kafka's group.initial.rebalance.delay.ms).
+  // How long the rebalance of an empty group waits for more members (Kafka's
+  // group.initial.rebalance.delay.ms): one delay, then, while members keep
+  // joining a new group (generation 0), one more delay at a time, all
+  // within the rebalance timeout of the member that started it.
   int32_t initial_rebalance_delay_ms = 0;
 };
 
@@ -243,6 +245,9 @@ class Group {
 
   void MaybePrepareRebalance(std::string_view reason);
   void PrepareRebalance(std::string_view reason);
+  // One step of Kafka's InitialDelayedJoin: completes the join after
+  // `delay_ms` unless a member joined meanwhile and `remaining_ms` is left.
+  void ArmInitialDelay(int32_t delay_ms, int32_t remaining_ms);
   void TryCompleteJoin();
   void CompleteJoin();
   void InitNextGeneration();
@@ -287,14 +292,14 @@ class Group {
   std::set<std::string> pending_sync_;
   std::map<std::string, int> supported_protocols_;  // name -> members
   std::optional<std::set<std::string>> subscribed_topics_;
-  // A member joined during the first rebalance of an empty group: the
-  // initial delay starts over (up to the rebalance timeout).
-  // The join timer is the initial delay, which only its expiry completes.
+  // The join timer is the initial delay (see ArmInitialDelay), which only
+  // its expiry completes.
   bool in_initial_delay_ = false;
+  // A member joined while generation 0 was preparing (Kafka's
+  // newMemberAdded): the initial delay runs once more. As in Kafka, only an
+  // expiring delay that still has time left clears it.
+  bool new_member_added_ = false;
   std::unique_ptr<Timer> join_timer_;
-  // Ends the initial delay after the rebalance timeout however often
-  // newcomers extend it.
-  std::unique_ptr<Timer> initial_delay_cap_timer_;
   std::unique_ptr<Timer> sync_timer_;
 };
 

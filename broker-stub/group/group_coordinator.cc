@@ -639,6 +639,12 @@ void GroupCoordinator::DeleteGroups(
 void GroupCoordinator::DeleteOffsets(
     const std::string& group_id, std::vector<OffsetDeleteItem> items,
     absl::AnyInvocable<void(ErrorCode, std::vector<OffsetDeleteItem>)> done) {
+  // Only the offset commit, offset fetch, describe and delete APIs take ""
+  // for a group id (Kafka's GroupCoordinator.isValidGroupId).
+  if (group_id.empty()) {
+    done(ErrorCode::kInvalidGroupId, {});
+    return;
+  }
   Entry* e = Find(group_id);
   if (e == nullptr || e->group->state() == GroupState::kDead) {
     done(ErrorCode::kGroupIdNotFound, {});

@@ -88,6 +88,11 @@ ABSL_FLAG(int32_t, coordinator_segment_bytes, 100 << 20,
 ABSL_FLAG(bool, unclean_leader_election, false,
           "With --brokers N: unclean.leader.election.enable for topics that "
           "do not set it.");
+ABSL_FLAG(int32_t, group_initial_rebalance_delay_ms, 0,
+          "How long the rebalance of an empty group waits for more members, "
+          "as Kafka's group.initial.rebalance.delay.ms (Kafka's default: "
+          "3000): one delay, and one more while members keep joining a new "
+          "group, within the first member's rebalance timeout.");
 ABSL_FLAG(int32_t, admin_port, -1,
           "Serve fault-injection commands on 127.0.0.1:PORT (0 picks a port, "
           "-1 disables); "
@@ -198,6 +203,8 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_replica_lag_time_max_ms);
   options.min_insync_replicas = absl::GetFlag(FLAGS_min_insync_replicas);
   options.log_cleaner_backoff_ms = absl::GetFlag(FLAGS_log_cleaner_backoff_ms);
+  options.group_initial_rebalance_delay_ms =
+      absl::GetFlag(FLAGS_group_initial_rebalance_delay_ms);
   options.coordinator_segment_bytes =
       absl::GetFlag(FLAGS_coordinator_segment_bytes);
   if (options.log_cleaner_backoff_ms < 1 ||

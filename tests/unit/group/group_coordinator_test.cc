@@ -362,6 +362,14 @@ TEST_F(GroupCoordinatorTest, OffsetDeleteRefusesTopicsTheGroupConsumes) {
         group_error = e;
       });
   EXPECT_EQ(group_error, ErrorCode::kGroupIdNotFound);
+  // "" names no group here, unlike for OffsetCommit (as Kafka's
+  // isValidGroupId).
+  coordinator_->DeleteOffsets(
+      "", {{"old", 0}},
+      [&](ErrorCode e, std::vector<GroupCoordinator::OffsetDeleteItem>) {
+        group_error = e;
+      });
+  EXPECT_EQ(group_error, ErrorCode::kInvalidGroupId);
 }
 
 TEST_F(GroupCoordinatorTest, ListAndDescribeGroups) {

@@ -440,20 +440,56 @@ TEST_F(GroupTest, RestoreResumesStableGroupAndExpiresSilentMembers) {
   EXPECT_EQ(group_.generation(), 8);
 }
 
+// group.initial.rebalance.delay.ms as Kafka's InitialDelayedJoin runs it
+// (GroupCoordinator.prepareRebalance, DelayedJoin.scala): the first delay in
+// full; then, if a member joined the new group (generation 0) meanwhile and
+// the rebalance timeout is not used up, another whole delay or what is left;
+// remaining = max(rebalance timeout - delay, 0) at the start, and each
+// extension takes min(delay, remaining) and leaves remaining - delay.
 class DelayedGroupTest : public GroupTest {
  protected:
-  DelayedGroupTest() : GroupTest(GroupConfig{100}) {}
+  static constexpr int32_t kDelayMs = 100;
+  DelayedGroupTest() : GroupTest(GroupConfig{kDelayMs}) {}
+
+  // A new member's two joins (MEMBER_ID_REQUIRED, then with its id), with
+  // its own rebalance timeout: its id.
+  std::string JoinNewWithTimeout(Answers* out, int32_t rebalance_timeout_ms) {
+    Join(Args(""), out);
+    EXPECT_TRUE(out->join.has_value());
+    std::string id = out->join.has_value() ? out->join->member_id : "";
+    JoinArgs args = Args(id);
+    args.rebalance_timeout_ms = rebalance_timeout_ms;
+    Join(std::move(args), out);
+    return id;
+  }
+
+  // Moves the clock to `t_ms` (from the start of the test).
+  void AdvanceTo(int64_t t_ms) { clock_.Advance(t_ms - clock_.now_ms()); }
 };
 
-TEST_F(DelayedGroupTest, InitialDelayWaitsForMoreMembers) {
+TEST_F(DelayedGroupTest, AloneTheFirstMemberWaitsOneDelay) {
+  Answers a;
+  JoinNew(&a);
+  AdvanceTo(kDelayMs - 1);
+  EXPECT_FALSE(a.join.has_value());
+  EXPECT_EQ(group_.state(), GroupState::kPreparingRebalance);
+  AdvanceTo(kDelayMs);
+  ASSERT_TRUE(a.join.has_value());
+  EXPECT_EQ(a.join->generation_id, 1);
+}
+
+TEST_F(DelayedGroupTest, ANewcomerAddsAWholeDelayCountedFromTheFirstDelay) {
+  // B at D/2: the first delay still ends at D, and another whole one runs
+  // (to 2D), not one delay after B (1.5D).
   Answers a, b;
   JoinNew(&a);
-  clock_.Advance(50);
+  AdvanceTo(kDelayMs / 2);
   JoinNew(&b);
-  clock_.Advance(50);
-  // The delay started over when B came.
+  AdvanceTo(kDelayMs * 3 / 2);
   EXPECT_FALSE(a.join.has_value());
-  clock_.Advance(100);
+  AdvanceTo(2 * kDelayMs - 1);
+  EXPECT_FALSE(a.join.has_value());
+  AdvanceTo(2 * kDelayMs);
   ASSERT_TRUE(a.join.has_value());
   ASSERT_TRUE(b.join.has_value());
   EXPECT_EQ(a.join->generation_id, 1);
@@ -462,34 +498,115 @@ TEST_F(DelayedGroupTest, InitialDelayWaitsForMoreMembers) {
   EXPECT_EQ(a.join->members.size() + b.join->members.size(), 2u);
 }
 
-TEST_F(DelayedGroupTest, InitialDelayEndsOneDelayAfterTheLastNewcomer) {
-  // Members starting together wait one delay, not one per newcomer.
+TEST_F(DelayedGroupTest, MembersStartingTogetherWaitTwoDelays) {
+  // However many join during the first delay, one more delay follows.
   Answers a, b, c;
   JoinNew(&a);
-  clock_.Advance(5);
+  AdvanceTo(5);
   JoinNew(&b);
-  clock_.Advance(5);
+  AdvanceTo(10);
   JoinNew(&c);
-  clock_.Advance(99);
+  AdvanceTo(2 * kDelayMs - 1);
   EXPECT_FALSE(a.join.has_value());
-  clock_.Advance(1);
+  AdvanceTo(2 * kDelayMs);
   ASSERT_TRUE(a.join.has_value());
   ASSERT_TRUE(c.join.has_value());
-  EXPECT_EQ(a.join->generation_id, 1);
+  EXPECT_EQ(c.join->generation_id, 1);
 }
 
-TEST_F(DelayedGroupTest,
-       NewcomersCannotExtendTheDelayBeyondTheRebalanceTimeout) {
-  std::vector<Answers> answers(kRebalanceMs / 50 + 2);
-  JoinNew(&answers[0]);
-  int64_t elapsed = 0;
-  for (size_t i = 1; i < answers.size() && !answers[0].join.has_value(); ++i) {
-    clock_.Advance(50);
-    elapsed += 50;
-    JoinNew(&answers[i]);
-  }
-  ASSERT_TRUE(answers[0].join.has_value());
-  EXPECT_EQ(elapsed, kRebalanceMs);
+TEST_F(DelayedGroupTest, EachDelayWithANewcomerIsFollowedByAnother) {
+  Answers a, b, c;
+  JoinNew(&a);
+  AdvanceTo(50);
+  JoinNew(&b);  // in the first delay: another, to 200
+  AdvanceTo(150);
+  JoinNew(&c);  // in the second: another, to 300
+  AdvanceTo(299);
+  EXPECT_FALSE(a.join.has_value());
+  AdvanceTo(300);  // nobody joined in the third
+  ASSERT_TRUE(a.join.has_value());
+  ASSERT_TRUE(c.join.has_value());
+  EXPECT_EQ(c.join->generation_id, 1);
+}
+
+TEST_F(DelayedGroupTest, ExtensionsStopAtTheFirstMembersRebalanceTimeout) {
+  // Rebalance timeout 250, delay 100: remaining 150 at the start; the delays
+  // end at 100, 200 (remaining 50) and 250 (remaining 0), when the join
+  // completes however many keep coming.
+  Answers a, b, c, d;
+  JoinNewWithTimeout(&a, 250);
+  AdvanceTo(50);
+  JoinNew(&b);  // its own rebalance timeout (30 s) does not count
+  AdvanceTo(150);
+  JoinNew(&c);
+  AdvanceTo(220);
+  JoinNew(&d);
+  AdvanceTo(249);
+  EXPECT_FALSE(a.join.has_value());
+  AdvanceTo(250);
+  ASSERT_TRUE(a.join.has_value());
+  EXPECT_EQ(a.join->generation_id, 1);
+  ASSERT_TRUE(d.join.has_value());
+  // A member that comes now starts a rebalance of its own.
+  Answers late;
+  JoinNew(&late);
+  EXPECT_EQ(group_.state(), GroupState::kPreparingRebalance);
+}
+
+TEST_F(DelayedGroupTest, TheFirstDelayRunsInFullBeyondTheRebalanceTimeout) {
+  Answers a, b;
+  JoinNewWithTimeout(&a, 60);
+  AdvanceTo(30);
+  JoinNew(&b);
+  AdvanceTo(kDelayMs - 1);
+  EXPECT_FALSE(a.join.has_value());
+  AdvanceTo(kDelayMs);
+  ASSERT_TRUE(a.join.has_value());
+  ASSERT_TRUE(b.join.has_value());
+}
+
+TEST_F(DelayedGroupTest, AGroupThatEmptiedWaitsOneDelayWhoeverJoins) {
+  // Only a new group (generation 0) is waited for in more than one delay.
+  Answers a;
+  std::string id = JoinNew(&a);
+  AdvanceTo(kDelayMs);
+  Sync(id, 1, &a, {{id, "x"}});
+  ASSERT_EQ(group_.Leave({{id, std::nullopt}}).members[0], ErrorCode::kNone);
+  ASSERT_EQ(group_.state(), GroupState::kEmpty);
+  const int32_t generation = group_.generation();
+  Answers b, c;
+  const int64_t start = clock_.now_ms();
+  JoinNew(&b);
+  AdvanceTo(start + 50);
+  JoinNew(&c);
+  AdvanceTo(start + kDelayMs);
+  ASSERT_TRUE(b.join.has_value());
+  ASSERT_TRUE(c.join.has_value());
+  EXPECT_EQ(b.join->generation_id, generation + 1);
+}
+
+TEST_F(DelayedGroupTest, ANewcomerAfterTheTimeoutRanOutStillCountsLater) {
+  // Kafka's newMemberAdded is cleared only by a delay that extends: set when
+  // no time is left, it stays, and the next time the group empties and
+  // refills (generation > 0) its first delay is followed by another.
+  Answers a, b;
+  // No time left after the first delay.
+  std::string id_a = JoinNewWithTimeout(&a, 60);
+  AdvanceTo(30);
+  std::string id_b = JoinNew(&b);
+  AdvanceTo(kDelayMs);
+  ASSERT_TRUE(a.join.has_value());
+  EXPECT_THAT(
+      group_.Leave({{id_a, std::nullopt}, {id_b, std::nullopt}}).members,
+      ::testing::ElementsAre(ErrorCode::kNone, ErrorCode::kNone));
+  ASSERT_EQ(group_.state(), GroupState::kEmpty);
+  Answers c;
+  const int64_t start = clock_.now_ms();
+  JoinNew(&c);
+  AdvanceTo(start + kDelayMs);
+  EXPECT_FALSE(c.join.has_value());
+  AdvanceTo(start + 2 * kDelayMs);
+  ASSERT_TRUE(c.join.has_value());
 }
 
 }  // namespace

@@ -75,12 +75,16 @@ struct BrokerOptions {
   // empties one: zero-copy at any memory cost, for benchmarks.
   int64_t max_frame_waste_bytes = 8 << 20;
   FlushPolicy flush;
-  // Group coordinator: how long the first JoinGroup of an empty group waits for
-  // more members (Kafka's group.initial.rebalance.delay.ms; Kafka's default is
-  // 3000).
+  // Group coordinator: how long the rebalance of an empty group waits for more
+  // members (Kafka's group.initial.rebalance.delay.ms, Kafka's default 3000),
+  // as Kafka waits: one delay, then one more for as long as members keep
+  // joining a new group, all within the first member's rebalance timeout.
   int32_t group_initial_rebalance_delay_ms = 0;
+  // The session timeouts JoinGroup accepts (Kafka's
+  // group.min/max.session.timeout.ms). The minimum is below Kafka's 6000 so
+  // that tests notice a killed consumer sooner.
   int32_t group_min_session_timeout_ms = 1000;
-  int32_t group_max_session_timeout_ms = 300000;
+  int32_t group_max_session_timeout_ms = 1800000;
   // Transaction coordinator.
   int32_t transaction_max_timeout_ms = 900000;
   int32_t transaction_abort_check_interval_ms = 1000;
