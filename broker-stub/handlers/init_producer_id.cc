@@ -20,6 +20,13 @@ void HandleInitProducerId(BrokerState& b, const RequestHeader& h,
     r.Send(response);
     return;
   }
+  // KIP-360's producer id and epoch come together or not at all: Kafka refuses
+  // one without the other before any coordinator looks at the request.
+  if ((request.producer_id == -1) != (request.producer_epoch == -1)) {
+    response.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
+    r.Send(response);
+    return;
+  }
   if (request.transactional_id.has_value()) {
     if (ErrorCode e = CoordinatorError(b, CoordinatorKind::kTransaction,
                                        *request.transactional_id);

@@ -308,10 +308,8 @@ void TransactionCoordinator::InitProducerId(
   bool has_expected = expected_producer_id >= 0;
   auto it = transactions_.find(transactional_id);
   if (it == transactions_.end()) {
-    if (has_expected) {
-      return fail(Fenced(version, 4,
-                         "no producer id is known for this transactional id"));
-    }
+    // A KIP-360 bump for an id the coordinator does not know (it expired) is
+    // a new id, as Kafka takes it: a new producer id at epoch 0.
     const int64_t producer_id = b_.AllocateProducerId();
     if (producer_id < 0) return fail(NoProducerId());
     TxnMetadata& m = transactions_[transactional_id];
@@ -324,15 +322,16 @@ void TransactionCoordinator::InitProducerId(
   } else {
     TxnMetadata& m = it->second;
     if (m.InPrepare()) return fail(Concurrent(m));
-    if (has_expected && !(expected_producer_id == m.producer_id &&
-                          (expected_epoch == m.producer_epoch ||
-                           expected_epoch == m.last_producer_epoch))) {
+    auto fenced = [&] {
       return fail(Fenced(
           version, 4,
           absl::StrCat("producer ", expected_producer_id, " epoch ",
                        expected_epoch, " is not the current instance of '",
                        transactional_id, "'")));
-    }
+    };
+    // Kafka's order: the producer id first; the epoch once no transaction is
+    // open (an open one is aborted whatever epoch asked).
+    if (has_expected && expected_producer_id != m.producer_id) return fenced();
     if (m.state == TxnState::kOngoing) {
       // A new instance while the old one's transaction is open: fence the old
       // one and abort its transaction; the new instance retries and finds it
@@ -343,8 +342,15 @@ void TransactionCoordinator::InitProducerId(
                     });
       return;
     }
-    bool is_retry = has_expected && expected_epoch == m.last_producer_epoch &&
-                    expected_epoch != m.producer_epoch;
+    // A bump from an epoch that is not the current one is either the retry
+    // of a bump whose answer was lost (the epoch it bumped from: the current
+    // epoch is answered again) or a fenced instance's.
+    bool is_retry = false;
+    if (has_expected && expected_epoch != m.producer_epoch) {
+      if (m.last_producer_epoch < 0 || expected_epoch != m.last_producer_epoch)
+        return fenced();
+      is_retry = true;
+    }
     if (!is_retry) {
       if (m.producer_epoch >= kMaxEpoch) {
         const int64_t producer_id = b_.AllocateProducerId();
@@ -353,7 +359,10 @@ void TransactionCoordinator::InitProducerId(
         m.last_producer_epoch = -1;
         m.producer_epoch = 0;
       } else {
-        m.last_producer_epoch = m.producer_epoch;
+        // Only a KIP-360 bump remembers the epoch it bumped from; a new
+        // instance (no id, no epoch) forgets it, so that the instance it fenced
+        // cannot pass for a retry and share its epoch.
+        m.last_producer_epoch = has_expected ? m.producer_epoch : -1;
         ++m.producer_epoch;
       }
     }
@@ -462,10 +471,11 @@ void TransactionCoordinator::EndTxn(const std::string& transactional_id,
     case TxnState::kCompleteAbort:
       return done(commit ? invalid() : ApiError{});
     case TxnState::kPrepareCommit:
-      return done(commit ? Concurrent(*m) : invalid());
     case TxnState::kPrepareAbort:
-      return done(commit ? invalid() : Concurrent(*m));
     case TxnState::kPrepareEpochFence:
+      // Markers are being written: Kafka answers either outcome
+      // CONCURRENT_TRANSACTIONS (its pending transition to Complete*), and
+      // the client retries until it sees the completed state.
       return done(Concurrent(*m));
     case TxnState::kEmpty:
     case TxnState::kDead:
@@ -489,8 +499,9 @@ void TransactionCoordinator::FenceAndAbort(TxnMetadata& m, std::string_view why,
           " epoch ", m.producer_epoch,
           " and aborting its open transaction: ", std::string(why));
   // Kafka passes through PrepareEpochFence; here the bump and the move to
-  // PrepareAbort are one persisted step.
-  m.last_producer_epoch = m.producer_epoch;
+  // PrepareAbort are one persisted step. The fenced epoch is not remembered:
+  // its instance's KIP-360 bump is fenced, not taken for a retry.
+  m.last_producer_epoch = -1;
   ++m.producer_epoch;
   m.state = TxnState::kPrepareAbort;
   m.last_update_ms = b_.NowMs();

@@ -47,8 +47,10 @@ struct TxnMetadata {
   std::string transactional_id;
   int64_t producer_id = -1;
   int16_t producer_epoch = -1;
-  // The epoch before the last bump: an InitProducerId retry that carries it
-  // gets the current epoch back instead of being fenced (KIP-360).
+  // The epoch a KIP-360 bump (InitProducerId with the current id and epoch)
+  // moved from: a retry that carries it gets the current epoch back instead of
+  // being fenced. -1 after a new instance's InitProducerId or a fence, as
+  // Kafka's lastProducerEpoch.
   int16_t last_producer_epoch = -1;
   int32_t timeout_ms = 0;
   TxnState state = TxnState::kEmpty;
