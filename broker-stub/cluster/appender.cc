@@ -49,15 +49,22 @@ AppendOutcome AppendRecords(BrokerState& b, Partition& partition,
                           std::string(records.status().message()));
         return out;
       }
-      for (const protocol::Record& record : *records) {
-        if (!record.key) {
-          out.error = Error(
-              ErrorCode::kInvalidRecord,
-              absl::StrCat("Compacted topic cannot accept message without key "
-                           "in topic partition ",
-                           topic.name, "-", partition.index(), "."));
-          return out;
-        }
+      // Kafka's LogValidator names every keyless record of the batch.
+      for (size_t i = 0; i < records->size(); ++i) {
+        if ((*records)[i].key) continue;
+        out.record_errors.emplace_back(
+            static_cast<int32_t>(i),
+            absl::StrCat("Compacted topic cannot accept message without key "
+                         "in topic partition ",
+                         topic.name, "-", partition.index(), "."));
+      }
+      if (!out.record_errors.empty()) {
+        out.error = Error(
+            ErrorCode::kInvalidRecord,
+            absl::StrCat("One or more records have been rejected due to ",
+                         out.record_errors.size(), " record errors in total: ",
+                         out.record_errors.front().second));
+        return out;
       }
     }
   }

@@ -25,6 +25,9 @@ struct AppendOutcome {
   int64_t log_append_time = -1;  // when the topic uses LogAppendTime
   int64_t records_appended = 0;  // 0 for a duplicate
   bool duplicate = false;
+  // With INVALID_RECORD: each refused record's index in its batch and why
+  // (Produce v8's record_errors).
+  std::vector<std::pair<int32_t, std::string>> record_errors;
 };
 
 // Validates and appends the record batches of one Produce partition. Nothing is

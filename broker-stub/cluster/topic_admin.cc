@@ -229,7 +229,7 @@ ApiError AlterTopicConfigs(BrokerState& b, std::string_view name,
         }
         if (d->type != ConfigType::kList) {
           return Error(
-              ErrorCode::kInvalidRequest,
+              ErrorCode::kInvalidConfig,
               absl::StrCat("Config value ", append ? "append" : "subtract",
                            " is not allowed for config key: ", c.name));
         }

@@ -1,6 +1,7 @@
 #include "cluster/topic_config.h"
 
 #include <limits>
+#include <tuple>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -17,7 +18,11 @@ const std::vector<TopicConfigDefinition>* MakeDefinitions() {
   using T = ConfigType;
   return new std::vector<TopicConfigDefinition>{
       {"cleanup.policy", "delete", true, T::kList, "log.cleanup.policy"},
+      {"compression.gzip.level", "-1", false, T::kInt,
+       "compression.gzip.level"},
+      {"compression.lz4.level", "9", false, T::kInt, "compression.lz4.level"},
       {"compression.type", "producer", false, T::kString, "compression.type"},
+      {"compression.zstd.level", "3", false, T::kInt, "compression.zstd.level"},
       {"delete.retention.ms", "86400000", true, T::kLong,
        "log.cleaner.delete.retention.ms"},
       {"file.delete.delay.ms", "60000", false, T::kLong,
@@ -40,6 +45,10 @@ const std::vector<TopicConfigDefinition>* MakeDefinitions() {
        "log.message.downconversion.enable"},
       {"message.format.version", "3.0-IV1", false, T::kString,
        "log.message.format.version"},
+      {"message.timestamp.after.max.ms", "9223372036854775807", false, T::kLong,
+       "log.message.timestamp.after.max.ms"},
+      {"message.timestamp.before.max.ms", "9223372036854775807", false,
+       T::kLong, "log.message.timestamp.before.max.ms"},
       {"message.timestamp.difference.max.ms", "9223372036854775807", false,
        T::kLong, "log.message.timestamp.difference.max.ms"},
       {"message.timestamp.type", "CreateTime", true, T::kString,
@@ -50,6 +59,8 @@ const std::vector<TopicConfigDefinition>* MakeDefinitions() {
        "log.cleaner.min.compaction.lag.ms"},
       {"min.insync.replicas", "1", false, T::kInt, "min.insync.replicas"},
       {"preallocate", "false", false, T::kBoolean, "log.preallocate"},
+      {"remote.log.copy.disable", "false", false, T::kBoolean, ""},
+      {"remote.log.delete.on.disable", "false", false, T::kBoolean, ""},
       {"remote.storage.enable", "false", false, T::kBoolean, ""},
       {"retention.bytes", "-1", true, T::kLong, "log.retention.bytes"},
       {"retention.ms", "-1", true, T::kLong, "log.retention.ms"},
@@ -120,6 +131,23 @@ absl::Status TopicConfig::Validate(std::string_view name,
       if (value == ok) return absl::OkStatus();
     }
     return BadValue(name, value, "unknown compression type");
+  }
+  // The compression levels' ranges (Kafka 3.8+, KIP-390): gzip 1..9 or -1
+  // (zlib's default), lz4 1..17, zstd -131072..22.
+  for (auto [codec, low, high] :
+       {std::tuple<std::string_view, int64_t, int64_t>{"compression.gzip.level",
+                                                       1, 9},
+        {"compression.lz4.level", 1, 17},
+        {"compression.zstd.level", -131072, 22}}) {
+    if (name != codec) continue;
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(std::string(value), &v))
+      return BadValue(name, value, "not a number");
+    if ((v < low || v > high) &&
+        !(codec == "compression.gzip.level" && v == -1))
+      return BadValue(name, value,
+                      absl::StrCat("must be between ", low, " and ", high));
+    return absl::OkStatus();
   }
   const TopicConfigDefinition& d = *FindTopicConfigDefinition(name);
   switch (d.type) {

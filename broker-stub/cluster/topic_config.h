@@ -54,7 +54,7 @@ struct TopicConfigDefinition {
   std::string_view broker_synonym;
 };
 
-// Every topic config name Kafka 3.4 defines, with this broker's defaults.
+// Every topic config name Kafka 3.9 defines, with this broker's defaults.
 const std::vector<TopicConfigDefinition>& TopicConfigDefinitions();
 // The definition of `name`, or null for a name Kafka does not define.
 const TopicConfigDefinition* FindTopicConfigDefinition(std::string_view name);

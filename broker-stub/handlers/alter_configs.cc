@@ -2,8 +2,9 @@
 // become exactly the ones listed (every other config returns to its default),
 // validated first, with validate_only; retention changes take effect at once. A
 // BROKER resource (this broker's id or "") accepts an empty change only: none
-// of this broker's configs can change while it runs (INVALID_CONFIG). Answered
-// once the new configs are durable.
+// of this broker's configs can change while it runs (INVALID_REQUEST, Kafka's
+// answer for a config that is not dynamic; Kafka accepts its dynamic ones, a
+// difference the README names). Answered once the new configs are durable.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cluster/topic_admin.h"
@@ -22,7 +23,7 @@ ApiError AlterBroker(const BrokerState& b, const Resource& resource) {
   if (!error.ok() || resource.configs.empty()) return error;
   std::vector<std::string> names;
   for (const auto& c : resource.configs) names.push_back(c.name);
-  return Error(ErrorCode::kInvalidConfig,
+  return Error(ErrorCode::kInvalidRequest,
                absl::StrCat("Cannot update these configs dynamically: ",
                             absl::StrJoin(names, ", ")));
 }

@@ -1,6 +1,7 @@
 // CreatePartitions: grows topics to a new partition count, with Kafka's checks
 // (the count must grow, assignments must name this broker once per new
-// partition, a topic at most once per request) and validate_only. Answered
+// partition, a topic at most once per request: answered once, INVALID_REQUEST)
+// and validate_only. Answered
 // once the new partition count is durable.
 #include <set>
 
@@ -16,7 +17,11 @@ void HandleCreatePartitions(BrokerState& b, const RequestHeader& h,
   protocol::CreatePartitionsResponse response;
   std::multiset<std::string> names;
   for (const auto& t : request.topics) names.insert(t.name);
+  std::set<std::string> answered;
   for (const auto& t : request.topics) {
+    // A name listed twice is answered once (Kafka: INVALID_REQUEST, and the
+    // topic keeps its partitions).
+    if (!answered.insert(t.name).second) continue;
     ApiError error;
     if (names.count(t.name) > 1) {
       error = Error(protocol::ErrorCode::kInvalidRequest,

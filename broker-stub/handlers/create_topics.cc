@@ -110,16 +110,16 @@ void HandleCreateTopics(BrokerState& b, const RequestHeader& h,
   CreateTopicsResponse response;
   std::multiset<std::string> names;
   for (const auto& t : request.topics) names.insert(t.name);
+  std::set<std::string> answered;
   for (const auto& t : request.topics) {
+    // A name listed twice is answered once, INVALID_REQUEST, and not created
+    // (Kafka: after the other topics).
+    if (names.count(t.name) > 1) continue;
     CreateTopicsResponse::Topic& rt = response.topics.emplace_back();
     rt.name = t.name;
     ApiError error;
     int32_t partitions = -1;
-    if (names.count(t.name) > 1) {
-      error = Error(ErrorCode::kInvalidRequest,
-                    absl::StrCat("topic '", t.name,
-                                 "' appears more than once in the request"));
-    } else if (auto injected = b.faults().TakeError(h.api_key, &t.name)) {
+    if (auto injected = b.faults().TakeError(h.api_key, &t.name)) {
       error = Error(static_cast<ErrorCode>(*injected), "injected fault");
     } else {
       error = Check(b, t, &partitions);
@@ -138,6 +138,13 @@ void HandleCreateTopics(BrokerState& b, const RequestHeader& h,
     }
     rt.error_code = error.code_value();
     rt.error_message = error.message_or_null();
+  }
+  for (const auto& t : request.topics) {
+    if (names.count(t.name) < 2 || !answered.insert(t.name).second) continue;
+    CreateTopicsResponse::Topic& rt = response.topics.emplace_back();
+    rt.name = t.name;
+    rt.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
+    rt.error_message = "Duplicate topic name.";
   }
   b.commits().AfterCommit(
       [response = std::move(response),

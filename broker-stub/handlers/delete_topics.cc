@@ -4,6 +4,7 @@
 // of the same name can be created right after. v6 (topics by id) is not
 // served: this broker has no topic ids.
 #include <map>
+#include <set>
 
 #include "cluster/topic_admin.h"
 #include "handlers/admin_handlers.h"
@@ -13,19 +14,23 @@ namespace exactly::broker {
 void HandleDeleteTopics(BrokerState& b, const RequestHeader& h,
                         protocol::DeleteTopicsRequest& request, Responder r) {
   protocol::DeleteTopicsResponse response;
-  // A name listed twice is deleted once; both entries get that outcome.
-  std::map<std::string, ApiError> outcomes;
+  // A name listed twice is answered once, INVALID_REQUEST, and not deleted
+  // (as Kafka's controller answers).
+  std::map<std::string, int> listed;
+  for (const std::string& name : request.topic_names) ++listed[name];
+  std::set<std::string> answered;
   for (const std::string& name : request.topic_names) {
+    if (!answered.insert(name).second) continue;
     ApiError error;
-    if (auto it = outcomes.find(name); it != outcomes.end()) {
-      error = it->second;
+    if (listed[name] > 1) {
+      error =
+          Error(protocol::ErrorCode::kInvalidRequest, "Duplicate topic name.");
     } else if (auto injected = b.faults().TakeError(h.api_key, &name)) {
       error =
           Error(static_cast<protocol::ErrorCode>(*injected), "injected fault");
     } else {
       error = DeleteTopic(b, name);
     }
-    outcomes.emplace(name, error);
     protocol::DeleteTopicsResponse::Topic& rt = response.topics.emplace_back();
     rt.name = name;
     rt.error_code = error.code_value();

@@ -7,6 +7,7 @@
 // read-only: none can change while it runs); "" lists the cluster-wide dynamic
 // defaults (none). Other broker ids get INVALID_REQUEST, as from Kafka.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,14 +30,40 @@ struct BrokerConfig {
   int8_t source;
 };
 
+// Kafka's defaults of the broker settings this broker reports as started
+// with: one at Kafka's default reads as DEFAULT_CONFIG, as from a Kafka broker
+// whose server.properties does not set it.
+std::string_view KafkaBrokerDefault(std::string_view name) {
+  static const auto* defaults =
+      new std::map<std::string_view, std::string_view>{
+          {"auto.create.topics.enable", "true"},
+          {"default.replication.factor", "1"},
+          {"group.initial.rebalance.delay.ms", "3000"},
+          {"group.max.session.timeout.ms", "1800000"},
+          {"group.min.session.timeout.ms", "6000"},
+          {"num.partitions", "1"},
+          {"offsets.topic.replication.factor", "3"},
+          {"socket.request.max.bytes", "104857600"},
+          {"transaction.max.timeout.ms", "900000"},
+          {"transaction.state.log.min.isr", "2"},
+          {"transaction.state.log.replication.factor", "3"},
+      };
+  auto it = defaults->find(name);
+  return it == defaults->end() ? std::string_view() : it->second;
+}
+
 // This broker's configs under Kafka's names: what it was started with
-// (STATIC_BROKER_CONFIG) and the broker-level defaults of the topic configs
-// (DEFAULT_CONFIG), sorted by name.
+// (STATIC_BROKER_CONFIG, or DEFAULT_CONFIG at Kafka's default) and the
+// broker-level defaults of the topic configs (DEFAULT_CONFIG), sorted by name.
 std::vector<BrokerConfig> BrokerConfigs(const BrokerState& b) {
   const BrokerOptions& o = b.options();
   std::vector<BrokerConfig> out;
   auto add = [&](std::string name, std::string value,
                  int8_t source = kSourceStaticBrokerConfig) {
+    if (source == kSourceStaticBrokerConfig &&
+        KafkaBrokerDefault(name) == value) {
+      source = kSourceDefaultConfig;
+    }
     out.push_back({std::move(name), std::move(value), source});
   };
   std::string listener =
@@ -45,6 +72,7 @@ std::vector<BrokerConfig> BrokerConfigs(const BrokerState& b) {
                                            ":", b.advertised_port()));
   add("auto.create.topics.enable", o.auto_create_topics ? "true" : "false");
   add("broker.id", absl::StrCat(o.node_id));
+  add("delete.topic.enable", "true", kSourceDefaultConfig);
   const Controller* controller = b.controller();
   if (controller != nullptr) {
     add("default.replication.factor",

@@ -11,17 +11,15 @@ namespace exactly::broker {
 namespace {
 
 // A client that sends ApiVersions at a version above ours gets
-// UNSUPPORTED_VERSION in a v0 response that lists what we support, so that it
-// can retry at a version we speak.
+// UNSUPPORTED_VERSION in a v0 response that lists ApiVersions' own range
+// only, as Kafka answers (KIP-511), so that it can retry at a version we speak.
 void AnswerUnsupportedApiVersions(const protocol::RequestHeader& h,
-                                  Responder& r) {
+                                  const ApiHandler& api, Responder& r) {
   protocol::ApiVersionsResponse response;
   response.error_code =
       static_cast<int16_t>(protocol::ErrorCode::kUnsupportedVersion);
-  for (const ApiHandler& api : ApiHandlers()) {
-    response.api_keys.push_back(
-        {static_cast<int16_t>(api.key), api.min_version, api.max_version, {}});
-  }
+  response.api_keys.push_back(
+      {static_cast<int16_t>(api.key), api.min_version, api.max_version, {}});
   std::string frame(protocol::kFrameSizePrefix, '\0');
   protocol::EncodeResponseHeader(h.correlation_id,
                                  protocol::ApiKey::kApiVersions, 0, &frame);
@@ -76,7 +74,7 @@ void DispatchRequest(BrokerState& b,
   b.counters().CountRequest(h.api_key);
   if (h.api_version < api->min_version || h.api_version > api->max_version) {
     if (api->key == protocol::ApiKey::kApiVersions) {
-      AnswerUnsupportedApiVersions(h, r);
+      AnswerUnsupportedApiVersions(h, *api, r);
       return;
     }
     r.CloseConnection(absl::StrCat(

@@ -104,15 +104,23 @@ class DelayedFetch : public PartitionWaiter,
       return;
     }
     const PartitionLog& log = partition->log();
-    rp.high_watermark = log.high_watermark();
-    rp.last_stable_offset = partition->last_stable_offset();
-    rp.log_start_offset = log.log_start_offset();
-    if (read_committed) rp.aborted_transactions.emplace();
-    if (p.fetch_offset < log.log_start_offset() ||
-        p.fetch_offset > log.log_end_offset()) {
+    const bool out_of_range = p.fetch_offset < log.log_start_offset() ||
+                              p.fetch_offset > log.log_end_offset();
+    // A consumer is answered as by Kafka: the partition's offsets are -1
+    // beside OFFSET_OUT_OF_RANGE (it resets through ListOffsets). A follower
+    // of this broker's cluster restarts its log at the log start it is told.
+    if (out_of_range && request_.replica_id < 0) {
       rp.error_code = static_cast<int16_t>(ErrorCode::kOffsetOutOfRange);
       return;
     }
+    rp.high_watermark = log.high_watermark();
+    rp.last_stable_offset = partition->last_stable_offset();
+    rp.log_start_offset = log.log_start_offset();
+    if (out_of_range) {
+      rp.error_code = static_cast<int16_t>(ErrorCode::kOffsetOutOfRange);
+      return;
+    }
+    if (read_committed) rp.aborted_transactions.emplace();
     // A follower copies everything the leader's store holds; a consumer sees
     // what every in-sync replica holds (or less, read_committed).
     int64_t limit = request_.replica_id >= 0 ? log.durable_end_offset()

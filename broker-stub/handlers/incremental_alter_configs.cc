@@ -4,7 +4,8 @@
 // changes take effect at once. A resource listed twice, a key listed twice in
 // one resource, a null value for anything but DELETE or an unknown operation
 // get INVALID_REQUEST, as from Kafka. BROKER and BROKER_LOGGER resources (this
-// broker's id) accept an empty change only. Answered once the new configs are
+// broker's id) accept an empty change only (a broker config: INVALID_REQUEST,
+// as Kafka refuses one that is not dynamic). Answered once the new configs are
 // durable.
 #include <set>
 #include <utility>
@@ -29,8 +30,10 @@ ApiError AlterBroker(const BrokerState& b,
   if (!error.ok() || resource.configs.empty()) return error;
   std::vector<std::string> names;
   for (const auto& c : resource.configs) names.push_back(c.name);
+  // Kafka: INVALID_REQUEST for a broker config that is not dynamic (none is,
+  // here).
   return Error(
-      ErrorCode::kInvalidConfig,
+      logger ? ErrorCode::kInvalidConfig : ErrorCode::kInvalidRequest,
       absl::StrCat(logger ? "No such logger on this broker: "
                           : "Cannot update these configs dynamically: ",
                    absl::StrJoin(names, ", ")));

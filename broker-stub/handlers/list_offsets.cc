@@ -1,7 +1,8 @@
 // ListOffsets: the earliest offset (also the earliest local one: no tiered
 // storage here), the latest (the high watermark, or the last stable offset for
 // read_committed), the record with the largest timestamp, or the first offset
-// at or after a timestamp.
+// at or after a timestamp; v0 the old-style list of segment offsets.
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -56,6 +57,34 @@ std::optional<PartitionLog::TimestampOffset> MaxTimestampOffset(
     }
   }
   return PartitionLog::TimestampOffset{latest->base_offset(), max};
+}
+
+// v0's answer, as Kafka's legacyFetchOffsetsBefore gives it for a log of one
+// segment (this log has no segment files): the segment's first offset, and
+// the log end when the log is not empty, each with the time it was last
+// written (now, here); LATEST takes both, EARLIEST the first, a timestamp
+// those written at or before it; newest first, at most max_num_offsets, none
+// past the high watermark.
+std::vector<int64_t> LegacyOffsets(const BrokerState& b,
+                                   const PartitionLog& log, int64_t timestamp,
+                                   int32_t max_num_offsets) {
+  std::vector<int64_t> offsets = {log.log_start_offset()};
+  if (log.log_end_offset() > log.log_start_offset())
+    offsets.push_back(log.log_end_offset());
+  size_t take = offsets.size();  // LATEST: from the last one down
+  if (timestamp == protocol::kListOffsetsEarliest) {
+    take = 1;
+  } else if (timestamp != protocol::kListOffsetsLatest &&
+             timestamp < b.NowMs()) {
+    take = 0;
+  }
+  std::vector<int64_t> out;
+  for (size_t i = take;
+       i > 0 && out.size() < static_cast<size_t>(std::max(0, max_num_offsets));
+       --i) {
+    out.push_back(std::min(offsets[i - 1], log.high_watermark()));
+  }
+  return out;
 }
 
 }  // namespace
@@ -122,7 +151,8 @@ void HandleListOffsets(BrokerState& b, const RequestHeader& h,
       if (by_timestamp)
         rp.leader_epoch = offset >= 0 ? EpochOf(*partition, offset) : -1;
       if (h.api_version == 0) {
-        if (offset >= 0) rp.old_style_offsets.push_back(offset);
+        rp.old_style_offsets =
+            LegacyOffsets(b, log, p.timestamp, p.max_num_offsets);
       } else {
         rp.offset = offset;
         rp.timestamp = timestamp;

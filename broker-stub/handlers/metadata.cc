@@ -1,6 +1,7 @@
 // Metadata: the cluster's brokers (this one alone, or the controller's live
 // ones), and the topics asked for (created on demand when auto-creation is on
-// and the client allows it) with each partition's leader, replicas and ISR.
+// and the client allows it, answered from the next request on) with each
+// partition's leader, replicas and ISR.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -91,8 +92,12 @@ void HandleMetadata(BrokerState& b, const RequestHeader& h,
         t.error_code = static_cast<int16_t>(ErrorCode::kInvalidTopicException);
         continue;
       }
+      const bool existed = b.topics().Find(wanted.name) != nullptr;
       Topic* topic = b.FindTopic(wanted.name, allow_create);
-      if (topic == nullptr) {
+      // A topic this request creates is not answered yet: Kafka asks its
+      // controller to create it and answers UNKNOWN_TOPIC_OR_PARTITION at
+      // once; the client's next Metadata finds it.
+      if (topic == nullptr || !existed) {
         MetadataResponse::Topic& t = response.topics.emplace_back();
         t.name = wanted.name;
         t.error_code =

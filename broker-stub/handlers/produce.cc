@@ -1,6 +1,7 @@
 // Produce: validate and append each partition's batches, then answer once the
 // appends are durable (acks=1 and acks=all are the same on a single broker;
-// acks=0 gets no answer). In a cluster, a transactional batch whose
+// acks=0 gets no answer, and the connection is closed if a partition refused
+// its batch). In a cluster, a transactional batch whose
 // transaction is coordinated by another broker first waits for that broker's
 // verification (txn/remote_verification.h).
 #include <optional>
@@ -249,6 +250,8 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
           AppendRecords(b, *partition, *topic, frame, p.records.Contiguous());
       if (!outcome.error.ok()) {
         fail(outcome.error.code, outcome.error.message);
+        for (auto& [index, why] : outcome.record_errors)
+          rp.record_errors.push_back({index, std::move(why), {}});
         continue;
       }
       rp.base_offset = outcome.base_offset;
@@ -287,9 +290,24 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
     }
     auto answer = [drop_response, acks](ProduceResponse& response,
                                         Responder& r) {
+      std::string refused;  // acks=0: the first partition's error
+      for (const auto& t : response.topics) {
+        for (const auto& p : t.partitions) {
+          if (p.error_code != 0 && refused.empty()) {
+            refused = absl::StrCat(
+                t.name, "-", p.index, ": ",
+                std::string(protocol::ErrorCodeName(p.error_code)));
+          }
+        }
+      }
       if (drop_response == Faults::ResponseDrop::kCloseConnection) {
         r.CloseConnection(
             "injected fault: produce response dropped after the append");
+      } else if (acks == 0 && !refused.empty()) {
+        // No response carries the error: Kafka closes the connection, so
+        // that the producer refreshes its metadata and reconnects.
+        r.CloseConnection(
+            absl::StrCat("acks=0 produce refused (", refused, ")"));
       } else if (drop_response == Faults::ResponseDrop::kKeepConnectionOpen ||
                  acks == 0) {
         // The response is never sent; later ones on the connection are.

@@ -73,6 +73,16 @@ class Broker:
             return len(parts) == partitions and all(p["leader_id"] >= 0 for p in parts)
         wait_until(ready, f"{topic}'s {partitions} partitions to have leaders")
 
+        # Kafka's broker publishes a new leader in Metadata a moment before its replica
+        # manager leads the partition (NOT_LEADER_OR_FOLLOWER to a Produce meanwhile): also
+        # wait until every partition answers ListOffsets.
+        def leading():
+            answer = self.call(apis.LIST_OFFSETS, 1, replica_id=-1, topics=[{
+                "name": topic, "partitions": [{"partition_index": i, "timestamp": -1}
+                                              for i in range(partitions)]}])
+            return all(p["error_code"] == 0 for p in answer["topics"][0]["partitions"])
+        wait_until(leading, f"{topic}'s {partitions} partitions to be led")
+
     # --- data ---------------------------------------------------------------------------------
 
     def produce(self, topic: str, partition: int, batch: bytes, acks: int = -1, version: int = 8,

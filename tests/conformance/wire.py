@@ -157,8 +157,9 @@ class _Reader:
     def skip_tags(self) -> None:
         if self.flexible:
             for _ in range(self.uvarint()):
-                self.uvarint()
-                self.pos += self.uvarint()
+                self.uvarint()  # the tag
+                size = self.uvarint()  # read before pos is: `pos += uvarint()` loses its bytes
+                self.pos += size
 
     def struct(self, fields: Sequence[Field], version: int) -> Dict[str, Any]:
         out = {}

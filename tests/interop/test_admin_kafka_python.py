@@ -171,7 +171,7 @@ def test_incremental_alter_configs(admin, broker):
     assert configs["cleanup.policy"][1] == "compact"
 
     assert kafka_raw.incremental_alter_configs(
-        servers, "inc", [("retention.ms", kafka_raw.APPEND, "1")]) == INVALID_REQUEST
+        servers, "inc", [("retention.ms", kafka_raw.APPEND, "1")]) == INVALID_CONFIG
     assert kafka_raw.incremental_alter_configs(
         servers, "inc", [("no.such.config", kafka_raw.SET, "1")]) == INVALID_CONFIG
     assert kafka_raw.incremental_alter_configs(

@@ -1065,7 +1065,7 @@ TEST(AdminApiTest, IncrementalAlterConfigsSetDeleteAppendSubtract) {
               RD_KAFKA_CONFIG_SOURCE_DEFAULT_CONFIG);
 
     EXPECT_EQ(alter({{"retention.ms", protocol::kConfigOpAppend, "1", {}}}, v),
-              "INVALID_REQUEST");
+              "INVALID_CONFIG");
     EXPECT_EQ(
         alter({{"retention.ms", protocol::kConfigOpSet, std::nullopt, {}}}, v),
         "INVALID_REQUEST");
@@ -1158,24 +1158,133 @@ TEST(AdminApiTest, FlexibleVersionsOfTheAdminApis) {
   for (const auto& r : altered.results)
     codes.emplace_back(protocol::ErrorCodeName(r.error_code));
   EXPECT_EQ(codes, (std::vector<std::string>{"NONE", "INVALID_REQUEST", "NONE",
-                                             "INVALID_CONFIG"}));
+                                             "INVALID_REQUEST"}));
 
   protocol::DeleteTopicsRequest del;
   del.topic_names = {"flex", "flex", "nowhere"};
   for (int16_t v : {4, 5}) {
+    // As Kafka: a name listed twice is answered once, INVALID_REQUEST, and
+    // the topic stays.
     auto deleted = raw.Call<protocol::DeleteTopicsResponse>(del, v);
-    ASSERT_EQ(deleted.topics.size(), 3u);
-    if (v == 4) {
-      EXPECT_EQ(deleted.topics[0].error_code, 0);
-      EXPECT_EQ(deleted.topics[1].error_code, 0);
-    } else {
-      EXPECT_EQ(protocol::ErrorCodeName(deleted.topics[0].error_code),
-                "UNKNOWN_TOPIC_OR_PARTITION");
+    ASSERT_EQ(deleted.topics.size(), 2u);
+    EXPECT_EQ(deleted.topics[0].name, "flex");
+    EXPECT_EQ(protocol::ErrorCodeName(deleted.topics[0].error_code),
+              "INVALID_REQUEST");
+    if (v == 5) {
       EXPECT_TRUE(deleted.topics[0].error_message.has_value());
     }
-    EXPECT_EQ(protocol::ErrorCodeName(deleted.topics[2].error_code),
+    EXPECT_EQ(protocol::ErrorCodeName(deleted.topics[1].error_code),
               "UNKNOWN_TOPIC_OR_PARTITION");
   }
+  del.topic_names = {"flex"};
+  auto deleted = raw.Call<protocol::DeleteTopicsResponse>(del, 5);
+  ASSERT_EQ(deleted.topics.size(), 1u);
+  EXPECT_EQ(deleted.topics[0].error_code, 0);
+}
+
+// ---- Answers held to Apache Kafka 3.9's (tests/conformance) ----
+
+TEST(AdminApiTest, AnswersAsKafkaDoes) {
+  auto broker = StartBroker();
+  RawClient raw(broker->port());
+
+  // A topic named twice in CreateTopics or CreatePartitions: answered once,
+  // INVALID_REQUEST (after the others in CreateTopics), and left alone.
+  protocol::CreateTopicsRequest create;
+  for (const char* name : {"dup", "other", "dup"})
+    create.topics.push_back({name, 1, 1, {}, {}, {}});
+  auto created = raw.Call<protocol::CreateTopicsResponse>(create, 4);
+  ASSERT_EQ(created.topics.size(), 2u);
+  EXPECT_EQ(created.topics[0].name, "other");
+  EXPECT_EQ(created.topics[0].error_code, 0);
+  EXPECT_EQ(created.topics[1].name, "dup");
+  EXPECT_EQ(protocol::ErrorCodeName(created.topics[1].error_code),
+            "INVALID_REQUEST");
+  EXPECT_FALSE(broker->Offsets("dup", 0).ok());
+  protocol::CreatePartitionsRequest grow;
+  for (const char* name : {"other", "other"})
+    grow.topics.push_back({name, 2, std::nullopt, {}});
+  auto grown = raw.Call<protocol::CreatePartitionsResponse>(grow, 2);
+  ASSERT_EQ(grown.results.size(), 1u);
+  EXPECT_EQ(protocol::ErrorCodeName(grown.results[0].error_code),
+            "INVALID_REQUEST");
+  EXPECT_FALSE(broker->Offsets("other", 1).ok());
+
+  // Metadata creates an unknown topic but answers it only from the next
+  // request on: Kafka's controller creates it after the answer.
+  protocol::MetadataRequest metadata;
+  metadata.topics.emplace();
+  metadata.topics->push_back({"auto", {}});
+  auto first = raw.Call<protocol::MetadataResponse>(metadata, 8);
+  ASSERT_EQ(first.topics.size(), 1u);
+  EXPECT_EQ(protocol::ErrorCodeName(first.topics[0].error_code),
+            "UNKNOWN_TOPIC_OR_PARTITION");
+  auto second = raw.Call<protocol::MetadataResponse>(metadata, 8);
+  ASSERT_EQ(second.topics.size(), 1u);
+  EXPECT_EQ(second.topics[0].error_code, 0);
+  EXPECT_EQ(second.topics[0].partitions.size(), 1u);
+
+  // Kafka 3.9's newer topic configs are known, their ranges checked.
+  EXPECT_TRUE(broker
+                  ->CreateTopic("levels", 1,
+                                {{"compression.zstd.level", "-5"},
+                                 {"compression.gzip.level", "-1"},
+                                 {"message.timestamp.before.max.ms", "1000"},
+                                 {"remote.log.copy.disable", "true"}})
+                  .ok());
+  EXPECT_FALSE(
+      broker->CreateTopic("gzip0", 1, {{"compression.gzip.level", "0"}}).ok());
+  EXPECT_FALSE(
+      broker->CreateTopic("lz4", 1, {{"compression.lz4.level", "18"}}).ok());
+
+  // Broker settings at Kafka's defaults are DEFAULT_CONFIG.
+  protocol::DescribeConfigsRequest describe;
+  describe.resources.push_back(
+      {4,
+       "1",
+       std::vector<std::string>{"num.partitions", "auto.create.topics.enable",
+                                "delete.topic.enable", "broker.id"},
+       {}});
+  auto described = raw.Call<protocol::DescribeConfigsResponse>(describe, 1);
+  ASSERT_EQ(described.results.size(), 1u);
+  std::map<std::string, std::pair<std::string, int>> configs;
+  for (const auto& c : described.results[0].configs)
+    configs[c.name] = {c.value.value_or("(null)"), c.config_source};
+  using Config = std::pair<std::string, int>;
+  EXPECT_EQ(configs["num.partitions"], Config("1", 5));
+  EXPECT_EQ(configs["auto.create.topics.enable"], Config("true", 5));
+  EXPECT_EQ(configs["delete.topic.enable"], Config("true", 5));
+  EXPECT_EQ(configs["broker.id"], Config("1", 4));
+
+  // A consumer's fetch out of range: the partition's offsets are -1 beside
+  // the error.
+  ASSERT_TRUE(broker->CreateTopic("ranges", 1).ok());
+  Producer producer(broker->bootstrap_servers());
+  producer.ProduceN("ranges", 0, 3);
+  protocol::FetchRequest fetch;
+  fetch.topics.push_back({"ranges", {{0, -1, 7, -1, 1 << 20, {}}}, {}});
+  auto fetched = raw.Call<protocol::FetchResponse>(fetch, 11);
+  ASSERT_EQ(fetched.topics.size(), 1u);
+  ASSERT_EQ(fetched.topics[0].partitions.size(), 1u);
+  const auto& out_of_range = fetched.topics[0].partitions[0];
+  EXPECT_EQ(protocol::ErrorCodeName(out_of_range.error_code),
+            "OFFSET_OUT_OF_RANGE");
+  EXPECT_EQ(out_of_range.high_watermark, -1);
+  EXPECT_EQ(out_of_range.log_start_offset, -1);
+
+  // ListOffsets v0: the log's segment offsets, newest first (the log end,
+  // then the first segment's), none last written before a 1970 timestamp.
+  protocol::ListOffsetsRequest legacy;
+  legacy.topics.push_back(
+      {"ranges",
+       {{0, -1, protocol::kListOffsetsLatest, 10, {}}, {0, -1, 1500, 10, {}}},
+       {}});
+  auto listed = raw.Call<protocol::ListOffsetsResponse>(legacy, 0);
+  ASSERT_EQ(listed.topics.size(), 1u);
+  ASSERT_EQ(listed.topics[0].partitions.size(), 2u);
+  EXPECT_EQ(listed.topics[0].partitions[0].old_style_offsets,
+            (std::vector<int64_t>{3, 0}));
+  EXPECT_TRUE(listed.topics[0].partitions[1].old_style_offsets.empty());
 }
 
 // ---- Persistence ----

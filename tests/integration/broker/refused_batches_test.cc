@@ -1,7 +1,7 @@
 // Well-formed batches (valid CRCs) that Apache Kafka refuses before an append
-// (issue 18, finding 3): each gets Kafka's error code for its partition and
-// leaves the log as it was. The client is raw requests, since no librdkafka
-// sends any of these.
+// (issue 18, finding 3): each gets Kafka's error code for its partition (and,
+// with acks=0, a closed connection) and leaves the log as it was. The client is
+// raw requests, since no librdkafka sends any of these.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,19 +42,28 @@ class RefusedBatchesTest : public ::testing::Test {
   // One Produce request at `version` carrying `records[i]` for partition i.
   protocol::ProduceResponse Produce(int16_t version,
                                     const std::vector<std::string>& records,
-                                    std::optional<std::string> txn_id = {}) {
+                                    std::optional<std::string> txn_id = {},
+                                    const std::string& topic = kTopic) {
+    RawClient client(broker_->port(), "refused-batches-test");
+    return client.Call<protocol::ProduceResponse>(
+        ProduceRequestOf(records, std::move(txn_id), topic), version);
+  }
+
+  static protocol::ProduceRequest ProduceRequestOf(
+      const std::vector<std::string>& records,
+      std::optional<std::string> txn_id = {}, const std::string& topic = kTopic,
+      int16_t acks = -1) {
     protocol::ProduceRequest request;
     request.transactional_id = std::move(txn_id);
-    request.acks = -1;
+    request.acks = acks;
     request.timeout_ms = 5000;
     protocol::ProduceRequest::Topic& t = request.topics.emplace_back();
-    t.name = kTopic;
+    t.name = topic;
     for (size_t i = 0; i < records.size(); ++i) {
       t.partitions.push_back(
           {static_cast<int32_t>(i), {false, {records[i]}, {}}, {}});
     }
-    RawClient client(broker_->port(), "refused-batches-test");
-    return client.Call<protocol::ProduceResponse>(request, version);
+    return request;
   }
 
   // The error of partition `index` in `response`.
@@ -144,6 +153,52 @@ TEST_F(RefusedBatchesTest, ZstdBelowProduceV7IsUnsupportedCompressionType) {
   EXPECT_EQ(StoredBatches(0), 0u);
   // Produce v7 is where zstd begins (KIP-110).
   EXPECT_EQ(ErrorOf(Produce(7, {batch}), 0), 0);
+  EXPECT_EQ(StoredBatches(0), 1u);
+}
+
+TEST_F(RefusedBatchesTest, KeylessRecordsOnACompactedTopicAreEachNamed) {
+  ASSERT_TRUE(
+      broker_->CreateTopic("compacted", 1, {{"cleanup.policy", "compact"}})
+          .ok());
+  absl::StatusOr<std::string> batch =
+      protocol::BuildRecordBatch({}, {{"k0", "v0", {}, 0},
+                                      {std::nullopt, "v1", {}, 0},
+                                      {"k2", "v2", {}, 0},
+                                      {std::nullopt, "v3", {}, 0}});
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  // As Kafka's LogValidator: INVALID_RECORD, and from v8 each keyless record's
+  // index in the batch.
+  protocol::ProduceResponse r = Produce(8, {*batch}, {}, "compacted");
+  ASSERT_EQ(r.topics.size(), 1u);
+  ASSERT_EQ(r.topics[0].partitions.size(), 1u);
+  const auto& p = r.topics[0].partitions[0];
+  EXPECT_EQ(p.error_code, Code(ErrorCode::kInvalidRecord));
+  ASSERT_EQ(p.record_errors.size(), 2u);
+  EXPECT_EQ(p.record_errors[0].batch_index, 1);
+  EXPECT_EQ(p.record_errors[1].batch_index, 3);
+  EXPECT_TRUE(p.record_errors[0].message.has_value());
+  absl::StatusOr<std::vector<LoggedBatch>> log =
+      broker_->ReadLog("compacted", 0);
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_TRUE(log->empty());
+}
+
+TEST_F(RefusedBatchesTest, AcksZeroRefusedClosesTheConnection) {
+  // No response can carry the error: as Kafka, the broker closes the
+  // connection (the producer then refreshes its metadata).
+  RawClient client(broker_->port(), "refused-batches-test");
+  client.Send(ProduceRequestOf({Batch({})}, {}, "absent", /*acks=*/0), 8);
+  protocol::MetadataRequest metadata;
+  metadata.topics.emplace();
+  client.Send(metadata, 8);
+  EXPECT_FALSE(client.Receive<protocol::MetadataResponse>(8).ok());
+
+  // A batch it takes: no answer, the connection stays, the next request is
+  // answered.
+  RawClient open(broker_->port(), "refused-batches-test");
+  open.Send(ProduceRequestOf({Batch({})}, {}, kTopic, /*acks=*/0), 8);
+  open.Send(metadata, 8);
+  EXPECT_TRUE(open.Receive<protocol::MetadataResponse>(8).ok());
   EXPECT_EQ(StoredBatches(0), 1u);
 }
 
