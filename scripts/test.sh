@@ -33,7 +33,9 @@ fi
 # Labels: unit, integration (bundled broker in-process), eos (the exactly-once checker,
 # tests/eos), interop (kcat, kafka-python,
 # confluent-kafka-python against the binary), python (the bindings' pytest suite), examples,
-# install (a separate project built against the installed SDK). Two more run after this one:
+# install (a separate project built against the installed SDK), pypi (current confluent-kafka,
+# kafka-python and aiokafka from PyPI in a venv, scripts/pypi_clients.sh; skipped when PyPI
+# cannot be reached). Two more run after this one:
 # cluster3 (below) and kafka1/kafka3 (at the end).
 echo "== all tests (CTest)"
 ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -LE 'kafka|cluster3'
@@ -65,7 +67,8 @@ if [ "$CI" = 1 ]; then
   scripts/pip_check.sh --work build-pip
 fi
 # The kafka label: the SDK, Python and example suites again on Apache Kafka (scripts/kafka.sh),
-# on 1 broker and then on 3, one cluster at a time.
+# on 1 broker and then on 3, one cluster at a time; kafka1 also runs the conformance scenarios
+# (tests/conformance) and the PyPI clients against Kafka.
 if [ "$KAFKA" = 0 ]; then
   echo "== kafka label SKIPPED: --no-kafka"
 elif kafka_why=$(scripts/kafka.sh fetch 2>&1); then

@@ -180,52 +180,6 @@ OFFSET_DELETE = Api(47, "OffsetDelete", None, request=[
                                 ("error_code", "int16", "0+")], "0+")], "0+"),
 ])
 
-# The transactional side, only to leave an offset pending (OffsetFetch's require_stable).
-ADD_OFFSETS_TO_TXN = Api(25, "AddOffsetsToTxn", 3, request=[
-    ("transactional_id", "string", "0+"),
-    ("producer_id", "int64", "0+"),
-    ("producer_epoch", "int16", "0+"),
-    ("group_id", "string", "0+"),
-], response=[
-    ("throttle_time_ms", "int32", "0+"),
-    ("error_code", "int16", "0+"),
-])
-
-TXN_OFFSET_COMMIT = Api(28, "TxnOffsetCommit", 3, request=[
-    ("transactional_id", "string", "0+"),
-    ("group_id", "string", "0+"),
-    ("producer_id", "int64", "0+"),
-    ("producer_epoch", "int16", "0+"),
-    ("generation_id", "int32", "3+"),
-    ("member_id", "string", "3+"),
-    ("group_instance_id", "string", "3+"),
-    ("topics", [
-        ("name", "string", "0+"),
-        ("partitions", [
-            ("partition_index", "int32", "0+"),
-            ("committed_offset", "int64", "0+"),
-            ("committed_leader_epoch", "int32", "2+"),
-            ("committed_metadata", "string", "0+"),
-        ], "0+"),
-    ], "0+"),
-], response=[
-    ("throttle_time_ms", "int32", "0+"),
-    ("topics", [("name", "string", "0+"),
-                ("partitions", [("partition_index", "int32", "0+"),
-                                ("error_code", "int16", "0+")], "0+")], "0+"),
-])
-
-END_TXN = Api(26, "EndTxn", 3, request=[
-    ("transactional_id", "string", "0+"),
-    ("producer_id", "int64", "0+"),
-    ("producer_epoch", "int16", "0+"),
-    ("committed", "bool", "0+"),
-], response=[
-    ("throttle_time_ms", "int32", "0+"),
-    ("error_code", "int16", "0+"),
-])
-
-
 # --- the consumer protocol's embedded bytes (ConsumerProtocolSubscription / Assignment v0) ---
 
 def _string(s: str) -> bytes:

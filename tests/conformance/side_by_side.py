@@ -140,9 +140,15 @@ class Broker:
         """InitProducerId v4, retried while the coordinator loads or finishes a transaction: the
         answer's producer_id and producer_epoch."""
         if transactional_id is None:
-            answer = self.call(apis.INIT_PRODUCER_ID, 4, transactional_id=None,
-                               transaction_timeout_ms=timeout_ms, producer_id=-1,
-                               producer_epoch=-1)
+            answer = {}
+
+            def given():
+                answer.update(self.call(apis.INIT_PRODUCER_ID, 4, transactional_id=None,
+                                        transaction_timeout_ms=timeout_ms, producer_id=-1,
+                                        producer_epoch=-1))
+                return errors.name(answer["error_code"]) not in RETRIABLE
+            # Kafka's producer id manager answers COORDINATOR_LOAD_IN_PROGRESS just after start.
+            wait_until(given, "a producer id")
             assert answer["error_code"] == 0, errors.name(answer["error_code"])
             return answer
         result = {}

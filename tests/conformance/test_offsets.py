@@ -3,9 +3,9 @@ metadata size), OffsetFetch at v7 (one group, RequireStable) and v8 (many groups
 partitions and for all of them, and OffsetDelete. Topics are named by label in observations
 (each broker's topics have their own unique names)."""
 import errors
-from apis_group import (ADD_OFFSETS_TO_TXN, DESCRIBE_GROUPS, END_TXN, JOIN_GROUP,
-                        OFFSET_DELETE, OFFSET_FETCH, TXN_OFFSET_COMMIT, commit, fetched,
-                        group_connection, join_fields, stable_member)
+from apis_group import (DESCRIBE_GROUPS, JOIN_GROUP, OFFSET_DELETE, OFFSET_FETCH, commit,
+                        fetched, group_connection, join_fields, stable_member)
+from apis_txn import ADD_OFFSETS_TO_TXN, END_TXN, TXN_OFFSET_COMMIT
 from side_by_side import RETRIABLE, scenario, unique, wait_until
 
 

@@ -1,41 +1,17 @@
 """Transactions: the transaction coordinator's answers (InitProducerId v4, AddPartitionsToTxn
 v3, AddOffsetsToTxn v3, EndTxn v3, TxnOffsetCommit v3) and what the partitions show of a
 transaction (control markers, last stable offset, read_committed fetches, aborted transaction
-lists, pending offsets), as an exactly-once client and a read_committed consumer rely on them.
-
-OffsetFetch v7 (require_stable) has a private schema here, _OFFSET_FETCH_V7, so that this
-family does not depend on the group family's schemas."""
+lists, pending offsets), as an exactly-once client and a read_committed consumer rely on them."""
 import errors
 import records
 from apis import INIT_PRODUCER_ID
+from apis_group import OFFSET_FETCH
 from apis_txn import (ADD_OFFSETS_TO_TXN, ADD_PARTITIONS_TO_TXN, END_TXN, TXN_OFFSET_COMMIT,
                       now_ms, read_log, ready_topic)
 from side_by_side import RETRIABLE, scenario, unique, wait_until
-from wire import Api
 
 LATEST = -1
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
-
-# OffsetFetch v7 only (flexible; v7 adds require_stable and UNSTABLE_OFFSET_COMMIT).
-_OFFSET_FETCH_V7 = Api(9, "OffsetFetch", 6, request=[
-    ("group_id", "string", "0-7"),
-    ("topics", [("name", "string", "0-7"), ("partition_indexes", ["int32"], "0-7")], "0-7"),
-    ("require_stable", "bool", "7+"),
-], response=[
-    ("throttle_time_ms", "int32", "3+"),
-    ("topics", [
-        ("name", "string", "0-7"),
-        ("partitions", [
-            ("partition_index", "int32", "0-7"),
-            ("committed_offset", "int64", "0-7"),
-            ("committed_leader_epoch", "int32", "5-7"),
-            ("metadata", "string", "0-7"),
-            ("error_code", "int16", "0-7"),
-        ], "0-7"),
-    ], "0-7"),
-    ("error_code", "int16", "2-7"),
-])
-
 
 class _Transaction:
     """A transactional producer driven by hand: its id, producer id and epoch, and one call per
@@ -186,7 +162,7 @@ def _plain(broker, topic, values, partition=0):
 
 def _offset_fetch(broker, group, topic, require_stable, partition=0):
     with broker.coordinator(group, 0) as c:
-        answer = c.call(_OFFSET_FETCH_V7, 7, group_id=group, require_stable=require_stable,
+        answer = c.call(OFFSET_FETCH, 7, group_id=group, require_stable=require_stable,
                         topics=[{"name": topic, "partition_indexes": [partition]}])
     p = answer["topics"][0]["partitions"][0]
     return {"group_error": errors.name(answer["error_code"]),
