@@ -30,7 +30,12 @@
 // table alone. Takes about 1 to 1.5 minutes with the defaults.
 //
 // Targets (issue 3): consume >= 1.0x the mock cluster; a rebalance of 4 members
-// <= 1.2 x D + 50 ms. Medians over rounds; the best round is printed as well.
+// within Kafka's schedule plus the slack issue 3 allowed (0.2 x D + 50 ms).
+// Issue 3 set 1.2 x D + 50 when the delay was one quiet period; since issue 21
+// the delay is Kafka's InitialDelayedJoin, under which members that join
+// during the first delay extend it by a second whole one, so the schedule is
+// 2 x D and the target 2.2 x D + 50 ms. Medians over rounds; the best round
+// is printed as well.
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <sys/resource.h>
@@ -547,16 +552,17 @@ int main(int argc, char** argv) {
                 Median(row.assigned), Median(row.first_record),
                 Samples(row.first_record, "%.0f").c_str());
   }
-  const double limit_ms = 1.2 * delay_ms + 50;
+  const double limit_ms = 2.2 * delay_ms + 50;
   std::printf(
-      "target (first row): <= 1.2 x %d + 50 = %.0f ms; the other rows are "
+      "target (first row): <= 2.2 x %d + 50 = %.0f ms (Kafka's schedule, two "
+      "delays, + 0.2 x delay + 50); the other rows are "
       "context (a new group adds librdkafka's 100 ms offset-reset timer; the "
       "mock holds every first join 3000 ms)\n",
       delay_ms, limit_ms);
 
   Verdict v;
   v.Check("consume, group of 2: bundled >= 1.0x mock", b_ratio, 1.0);
-  v.CheckAtMost("rebalance of 4 <= 1.2 x delay + 50 ms (ms)",
+  v.CheckAtMost("rebalance of 4 <= 2.2 x delay + 50 ms (ms)",
                 Median(rows[0].first_record), limit_ms);
   return v.Print();
 }
