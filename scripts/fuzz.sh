@@ -6,7 +6,7 @@
 #   scripts/fuzz.sh --seeds                      # regenerate and minimize the committed corpora
 #
 # Targets: request_fuzz record_batch_fuzz spool_record_fuzz wal_salvage_fuzz broker_fuzz
-# admin_command_fuzz.
+# admin_command_fuzz sasl_fuzz.
 # Prints, per target, libFuzzer's executions (stat::number_of_executed_units) and its last
 # coverage line (cov: ...). Exits non-zero if a target crashes, leaks, times out or runs out of
 # memory; the input that did it is saved under build-fuzz/crashes/ (reproduce with
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ALL_TARGETS=(request_fuzz record_batch_fuzz spool_record_fuzz wal_salvage_fuzz broker_fuzz
-             admin_command_fuzz)
+             admin_command_fuzz sasl_fuzz)
 SECONDS_EACH=60
 SEEDS=0
 TARGETS=()
