@@ -167,4 +167,11 @@ std::vector<AclBinding> Authorizer::Remove(const AclBindingFilter& filter) {
   return removed;
 }
 
+std::shared_ptr<Authorizer> NewAuthorizer(const SecurityOptions& options) {
+  return std::make_shared<Authorizer>(
+      AuthorizerOptions{.super_users = options.super_users,
+                        .allow_everyone_if_no_acl_found =
+                            options.allow_everyone_if_no_acl_found});
+}
+
 }  // namespace exactly::broker

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "exactly/broker/security.h"
 #include "security/acl.h"
 
 namespace exactly::broker {
@@ -74,6 +75,9 @@ class Authorizer {
   mutable std::shared_mutex mu_;
   std::map<Key, std::vector<AclBinding>, std::less<>> acls_;
 };
+
+// The authorizer SecurityOptions asks for (super users, the no-ACL default).
+std::shared_ptr<Authorizer> NewAuthorizer(const SecurityOptions& options);
 
 }  // namespace exactly::broker
 
