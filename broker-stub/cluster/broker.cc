@@ -28,6 +28,7 @@
 #include "metrics/metrics_endpoint.h"
 #include "protocol/record_batch.h"
 #include "replication/leader_side.h"
+#include "security/authorizer.h"
 #include "security/tls_context.h"
 #include "security/validate.h"
 #include "server/server.h"
@@ -41,8 +42,13 @@ namespace exactly::broker {
 class BrokerImpl {
  public:
   explicit BrokerImpl(BrokerOptions options,
-                      std::shared_ptr<Controller> controller = nullptr)
-      : options_(std::move(options)), controller_(std::move(controller)) {
+                      std::shared_ptr<Controller> controller = nullptr,
+                      std::shared_ptr<Authorizer> authorizer = nullptr)
+      : options_(std::move(options)),
+        controller_(std::move(controller)),
+        authorizer_(std::move(authorizer)) {
+    if (authorizer_ == nullptr && options_.security.authorizer)
+      authorizer_ = NewAuthorizer(options_.security);
     if (!options_.data_dir.empty()) {
       fs_ = std::make_shared<FaultInjectingFileSystem>(
           rocksdb::FileSystem::Default());
@@ -79,6 +85,7 @@ class BrokerImpl {
     }
     state_ = std::move(*state);
     state_->set_counters(counters_);
+    state_->set_authorizer(authorizer_);
     if (absl::Status s = Listen(port); !s.ok()) {
       servers_.clear();
       state_.reset();
@@ -352,6 +359,8 @@ class BrokerImpl {
 
   BrokerOptions options_;
   std::shared_ptr<Controller> controller_;  // null: the whole cluster
+  // Null when off; shared with the cluster's other brokers.
+  std::shared_ptr<Authorizer> authorizer_;
   int subscription_ = 0;
   std::unique_ptr<asio::steady_timer> isr_timer_;
   Faults faults_;
@@ -416,11 +425,12 @@ Broker::Broker(std::unique_ptr<BrokerImpl> impl) : impl_(std::move(impl)) {}
 Broker::~Broker() = default;
 
 absl::StatusOr<std::unique_ptr<Broker>> Broker::Start(BrokerOptions options) {
-  return StartInCluster(std::move(options), nullptr);
+  return StartInCluster(std::move(options), nullptr, nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<Broker>> Broker::StartInCluster(
-    BrokerOptions options, std::shared_ptr<Controller> controller) {
+    BrokerOptions options, std::shared_ptr<Controller> controller,
+    std::shared_ptr<Authorizer> authorizer) {
   SetVerboseLogging(options.verbose);
   if (options.max_frame_bytes < 1 || options.max_connections < 1 ||
       options.max_in_flight_request_bytes < 1 ||
@@ -432,8 +442,8 @@ absl::StatusOr<std::unique_ptr<Broker>> Broker::StartInCluster(
   if (absl::Status s = ValidateSecurityOptions(options.security); !s.ok())
     return s;
   uint16_t port = options.port;
-  auto impl =
-      std::make_unique<BrokerImpl>(std::move(options), std::move(controller));
+  auto impl = std::make_unique<BrokerImpl>(
+      std::move(options), std::move(controller), std::move(authorizer));
   if (absl::Status s = impl->Start(port); !s.ok()) return s;
   if (absl::Status s = impl->StartMetrics(); !s.ok()) return s;
   return std::unique_ptr<Broker>(new Broker(std::move(impl)));

@@ -27,6 +27,7 @@
 
 namespace exactly::broker {
 
+class Authorizer;
 class Controller;
 struct ClusterMetadata;
 class GroupCoordinator;
@@ -82,6 +83,13 @@ class BrokerState {
   }
   // The users SASL accepts.
   CredentialStore& credentials() { return credentials_; }
+  // The ACL authorizer; null when off (SecurityOptions::authorizer), so
+  // that a check costs one branch then. The Broker owns it (ACLs outlive a
+  // restart) and a Cluster's brokers share one.
+  Authorizer* authorizer() const { return authorizer_.get(); }
+  void set_authorizer(std::shared_ptr<Authorizer> authorizer) {
+    authorizer_ = std::move(authorizer);
+  }
   std::string advertised_host() const {
     return options_.advertised_host.empty() ? options_.host
                                             : options_.advertised_host;
@@ -163,6 +171,7 @@ class BrokerState {
   uint16_t advertised_port_ = 0;
   std::map<std::string, int32_t, std::less<>> listener_ports_;
   CredentialStore credentials_;
+  std::shared_ptr<Authorizer> authorizer_;
   Controller* controller_ = nullptr;
   std::shared_ptr<const ClusterMetadata> metadata_;
   // In a cluster: where the group coordinator writes (__consumer_offsets).

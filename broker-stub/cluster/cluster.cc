@@ -9,6 +9,7 @@
 #include "controller/controller.h"
 #include "metrics/broker_sample.h"
 #include "metrics/metrics_endpoint.h"
+#include "security/authorizer.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
@@ -43,6 +44,14 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
   if (!opened.ok()) return opened.status();
   std::shared_ptr<Controller> controller = std::move(*opened);
   std::unique_ptr<Cluster> cluster(new Cluster(options, controller));
+  // One authorizer for all: the brokers are threads of one process, so the
+  // simplest correct way to have an ACL apply on every broker at once is to
+  // give them one set of ACLs (Kafka replicates them through its metadata
+  // log instead).
+  std::shared_ptr<Authorizer> authorizer =
+      options.broker.security.authorizer
+          ? NewAuthorizer(options.broker.security)
+          : nullptr;
   for (int32_t id = 1; id <= options.brokers; ++id) {
     BrokerOptions broker = options.broker;
     broker.node_id = id;
@@ -57,7 +66,7 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
                          absl::StrCat("broker-", id))
                             .string();
     absl::StatusOr<std::unique_ptr<Broker>> started =
-        Broker::StartInCluster(std::move(broker), controller);
+        Broker::StartInCluster(std::move(broker), controller, authorizer);
     if (!started.ok()) return started.status();
     cluster->brokers_.push_back(std::move(*started));
   }

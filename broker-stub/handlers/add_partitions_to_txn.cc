@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cluster/coordinator_placement.h"
+#include "handlers/authorize.h"
 #include "handlers/transaction_handlers.h"
 #include "txn/transaction_coordinator.h"
 
@@ -27,9 +28,37 @@ std::vector<AddPartitionsToTxnResponse::Topic> ToTopics(
   return topics;
 }
 
-// v4: each transaction on its own, answered together.
+// Kafka's checks for v0-3: WRITE on the topics. One topic refused fails the
+// whole request: the refused partitions say why, the others
+// OPERATION_NOT_ATTEMPTED. Empty when every topic may be written.
+TransactionCoordinator::PartitionErrors UnauthorizedTopics(
+    const BrokerState& b, const Responder& r,
+    const std::vector<std::pair<std::string, int32_t>>& partitions) {
+  TransactionCoordinator::PartitionErrors errors;
+  if (b.authorizer() == nullptr) return errors;
+  bool any = false;
+  for (const auto& tp : partitions) {
+    const bool denied =
+        !Allowed(b, r, AclOperation::kWrite, AclResourceType::kTopic, tp.first);
+    any |= denied;
+    errors.emplace_back(
+        tp, Error(denied ? protocol::ErrorCode::kTopicAuthorizationFailed
+                         : protocol::ErrorCode::kOperationNotAttempted));
+  }
+  if (!any) errors.clear();
+  return errors;
+}
+
+// v4: each transaction on its own, answered together. Brokers send it, so
+// Kafka asks for CLUSTER_ACTION on the cluster.
 void HandleBatched(BrokerState& b, const protocol::RequestHeader& h,
                    AddPartitionsToTxnRequest& request, Responder r) {
+  if (!AllowedOnCluster(b, r, AclOperation::kClusterAction)) {
+    AddPartitionsToTxnResponse response;
+    response.error_code =
+        static_cast<int16_t>(protocol::ErrorCode::kClusterAuthorizationFailed);
+    return r.Send(response);
+  }
   struct Answer {
     explicit Answer(Responder responder) : r(std::move(responder)) {}
     Responder r;
@@ -91,6 +120,11 @@ void HandleAddPartitionsToTxn(BrokerState& b, const protocol::RequestHeader& h,
   for (const auto& t : request.topics) {
     for (int32_t p : t.partitions) partitions.emplace_back(t.name, p);
   }
+  const bool may_write =
+      Allowed(b, r, AclOperation::kWrite, AclResourceType::kTransactionalId,
+              request.transactional_id);
+  TransactionCoordinator::PartitionErrors unauthorized =
+      UnauthorizedTopics(b, r, partitions);
   auto answer = [r = std::move(r)](
                     TransactionCoordinator::PartitionErrors errors) mutable {
     AddPartitionsToTxnResponse response;
@@ -100,6 +134,10 @@ void HandleAddPartitionsToTxn(BrokerState& b, const protocol::RequestHeader& h,
   std::optional<protocol::ErrorCode> refused;
   if (auto injected = b.faults().TakeError(h.api_key)) {
     refused = static_cast<protocol::ErrorCode>(*injected);
+  } else if (!may_write) {
+    refused = protocol::ErrorCode::kTransactionalIdAuthorizationFailed;
+  } else if (!unauthorized.empty()) {
+    return answer(std::move(unauthorized));
   } else if (auto e = CoordinatorError(b, CoordinatorKind::kTransaction,
                                        request.transactional_id);
              e != protocol::ErrorCode::kNone) {

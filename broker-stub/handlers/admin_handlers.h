@@ -12,6 +12,7 @@
 
 #include "cluster/api_error.h"
 #include "cluster/broker_state.h"
+#include "handlers/authorize.h"
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
 #include "server/responder.h"
@@ -34,6 +35,28 @@ inline constexpr int8_t kSourceDefaultConfig = 5;
 // or (BROKER only) "" for the cluster-wide defaults. INVALID_REQUEST otherwise.
 ApiError CheckBrokerResourceName(const BrokerState& b, const std::string& name,
                                  bool allow_empty);
+
+// Kafka's checks on a config resource: `operation` (DESCRIBE_CONFIGS,
+// ALTER_CONFIGS) on the topic (TOPIC_AUTHORIZATION_FAILED) or, for a broker
+// or its loggers, on the cluster (CLUSTER_AUTHORIZATION_FAILED).
+inline ApiError ConfigsAuthorization(const BrokerState& b, const Responder& r,
+                                     AclOperation operation,
+                                     int8_t resource_type,
+                                     const std::string& name) {
+  if (b.authorizer() == nullptr) [[likely]]
+    return {};
+  if (resource_type == kResourceTopic) {
+    if (!Allowed(b, r, operation, AclResourceType::kTopic, name))
+      return Error(protocol::ErrorCode::kTopicAuthorizationFailed,
+                   "Topic authorization failed.");
+  } else if (resource_type == kResourceBroker ||
+             resource_type == kResourceBrokerLogger) {
+    if (!AllowedOnCluster(b, r, operation))
+      return Error(protocol::ErrorCode::kClusterAuthorizationFailed,
+                   "Cluster authorization failed.");
+  }
+  return {};
+}
 
 void HandleDeleteTopics(BrokerState& b, const RequestHeader& h,
                         protocol::DeleteTopicsRequest& request, Responder r);

@@ -29,6 +29,10 @@ void HandleCreatePartitions(BrokerState& b, const RequestHeader& h,
     } else if (auto injected = b.faults().TakeError(h.api_key, &t.name)) {
       error =
           Error(static_cast<protocol::ErrorCode>(*injected), "injected fault");
+    } else if (!Allowed(b, r, AclOperation::kAlter, AclResourceType::kTopic,
+                        t.name)) {
+      error = Error(protocol::ErrorCode::kTopicAuthorizationFailed,
+                    "Authorization failed.");
     } else {
       std::optional<std::vector<std::vector<int32_t>>> assignments;
       if (t.assignments) {

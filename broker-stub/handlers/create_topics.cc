@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "handlers/authorize.h"
 #include "handlers/handlers.h"
 
 namespace exactly::broker {
@@ -111,6 +112,8 @@ void HandleCreateTopics(BrokerState& b, const RequestHeader& h,
   std::multiset<std::string> names;
   for (const auto& t : request.topics) names.insert(t.name);
   std::set<std::string> answered;
+  // Kafka's checks: CREATE on the cluster, or on each topic.
+  const bool may_create_any = AllowedOnCluster(b, r, AclOperation::kCreate);
   for (const auto& t : request.topics) {
     // A name listed twice is answered once, INVALID_REQUEST, and not created
     // (Kafka: after the other topics).
@@ -121,6 +124,10 @@ void HandleCreateTopics(BrokerState& b, const RequestHeader& h,
     int32_t partitions = -1;
     if (auto injected = b.faults().TakeError(h.api_key, &t.name)) {
       error = Error(static_cast<ErrorCode>(*injected), "injected fault");
+    } else if (!may_create_any && !Allowed(b, r, AclOperation::kCreate,
+                                           AclResourceType::kTopic, t.name)) {
+      error =
+          Error(ErrorCode::kTopicAuthorizationFailed, "Authorization failed.");
     } else {
       error = Check(b, t, &partitions);
     }

@@ -16,7 +16,7 @@ void HandleDeleteGroups(BrokerState& b, const RequestHeader& h,
   std::vector<std::optional<ErrorCode>> injected;
   std::vector<std::string> to_delete;
   for (const std::string& id : request.group_names) {
-    injected.push_back(GroupRequestError(b, h, id));
+    injected.push_back(GroupRequestError(b, h, id, r, AclOperation::kDelete));
     if (!injected.back()) to_delete.push_back(id);
   }
   b.groups().DeleteGroups(

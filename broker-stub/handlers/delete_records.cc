@@ -16,12 +16,20 @@ void HandleDeleteRecords(BrokerState& b, const RequestHeader& h,
   for (const auto& t : request.topics) {
     protocol::DeleteRecordsResponse::Topic& rt = response.topics.emplace_back();
     rt.name = t.name;
+    // Kafka's check: DELETE on the topic.
+    const bool may_delete =
+        Allowed(b, r, AclOperation::kDelete, AclResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
       protocol::DeleteRecordsResponse::Partition& rp =
           rt.partitions.emplace_back();
       rp.index = p.index;
       if (auto injected = b.faults().TakeError(h.api_key, &t.name, p.index)) {
         rp.error_code = *injected;
+        continue;
+      }
+      if (!may_delete) {
+        rp.error_code = static_cast<int16_t>(
+            protocol::ErrorCode::kTopicAuthorizationFailed);
         continue;
       }
       // In a cluster only the leader moves a log start (its followers keep

@@ -28,6 +28,15 @@ void HandleDeleteTopics(BrokerState& b, const RequestHeader& h,
     } else if (auto injected = b.faults().TakeError(h.api_key, &name)) {
       error =
           Error(static_cast<protocol::ErrorCode>(*injected), "injected fault");
+    } else if (!Allowed(b, r, AclOperation::kDelete, AclResourceType::kTopic,
+                        name) &&
+               (b.topics().Find(name) != nullptr ||
+                !Allowed(b, r, AclOperation::kDescribe, AclResourceType::kTopic,
+                         name))) {
+      // Kafka's checks: DELETE on the topic; an unknown one is said to be
+      // unknown only to those who may DESCRIBE it.
+      error = Error(protocol::ErrorCode::kTopicAuthorizationFailed,
+                    "Authorization failed.");
     } else {
       error = DeleteTopic(b, name);
     }

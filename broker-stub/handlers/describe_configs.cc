@@ -227,6 +227,11 @@ void HandleDescribeConfigs(BrokerState& b, const RequestHeader& h,
     if (auto injected =
             b.faults().TakeError(h.api_key, &resource.resource_name)) {
       error = Error(static_cast<ErrorCode>(*injected), "injected fault");
+    } else if (ApiError denied = ConfigsAuthorization(
+                   b, r, AclOperation::kDescribeConfigs, resource.resource_type,
+                   resource.resource_name);
+               !denied.ok()) {
+      error = std::move(denied);
     } else if (resource.resource_type == kResourceTopic) {
       if (absl::Status s = ValidateTopicName(resource.resource_name); !s.ok()) {
         error =

@@ -14,6 +14,19 @@ using protocol::DescribeGroupsResponse;
 // DELETE (6) and DESCRIBE (8), as bits of Kafka's AclOperation codes.
 constexpr int32_t kGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
 
+// With an authorizer, those the sender is allowed.
+int32_t AuthorizedGroupOperations(const BrokerState& b, const Responder& r,
+                                  const std::string& group) {
+  if (b.authorizer() == nullptr) return kGroupOperations;
+  int32_t bits = 0;
+  for (AclOperation op :
+       {AclOperation::kRead, AclOperation::kDelete, AclOperation::kDescribe}) {
+    if (Allowed(b, r, op, AclResourceType::kGroup, group))
+      bits |= 1 << static_cast<int>(op);
+  }
+  return bits;
+}
+
 }  // namespace
 
 void HandleDescribeGroups(BrokerState& b, const RequestHeader& h,
@@ -23,7 +36,8 @@ void HandleDescribeGroups(BrokerState& b, const RequestHeader& h,
   for (const std::string& group_id : request.groups) {
     DescribeGroupsResponse::Group& g = response.groups.emplace_back();
     g.group_id = group_id;
-    if (auto injected = GroupRequestError(b, h, group_id)) {
+    if (auto injected =
+            GroupRequestError(b, h, group_id, r, AclOperation::kDescribe)) {
       g.error_code = Code(*injected);
       continue;
     }
@@ -41,7 +55,7 @@ void HandleDescribeGroups(BrokerState& b, const RequestHeader& h,
                            {}});
     }
     if (h.api_version >= 3 && request.include_authorized_operations) {
-      g.authorized_operations = kGroupOperations;
+      g.authorized_operations = AuthorizedGroupOperations(b, r, group_id);
     }
   }
   r.Send(response);

@@ -20,6 +20,13 @@ void HandleDescribeProducers(BrokerState& b, const protocol::RequestHeader& h,
         rp.error_code = *injected;
         continue;
       }
+      // Kafka's check: READ on the topic.
+      if (!Allowed(b, r, AclOperation::kRead, AclResourceType::kTopic,
+                   t.name)) {
+        rp.error_code = static_cast<int16_t>(
+            protocol::ErrorCode::kTopicAuthorizationFailed);
+        continue;
+      }
       const Partition* p = b.FindPartition(t.name, index);
       if (p == nullptr) {
         rp.error_code =

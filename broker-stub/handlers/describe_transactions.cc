@@ -21,6 +21,10 @@ void HandleDescribeTransactions(BrokerState& b,
     const TxnMetadata* m = b.transactions().Find(id);
     if (auto injected = b.faults().TakeError(h.api_key)) {
       t.error_code = *injected;
+    } else if (!Allowed(b, r, AclOperation::kDescribe,
+                        AclResourceType::kTransactionalId, id)) {
+      t.error_code =
+          static_cast<int16_t>(ErrorCode::kTransactionalIdAuthorizationFailed);
     } else if (id.empty()) {
       t.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
     } else if (ErrorCode e =

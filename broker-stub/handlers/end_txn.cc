@@ -1,6 +1,7 @@
 // EndTxn: commit or abort the producer's transaction (markers follow the
 // answer).
 #include "cluster/coordinator_placement.h"
+#include "handlers/authorize.h"
 #include "handlers/transaction_handlers.h"
 #include "txn/transaction_coordinator.h"
 
@@ -8,6 +9,9 @@ namespace exactly::broker {
 
 void HandleEndTxn(BrokerState& b, const protocol::RequestHeader& h,
                   protocol::EndTxnRequest& request, Responder r) {
+  const bool may_write =
+      Allowed(b, r, AclOperation::kWrite, AclResourceType::kTransactionalId,
+              request.transactional_id);
   auto answer = [r = std::move(r)](ApiError error) mutable {
     protocol::EndTxnResponse response;
     response.error_code = error.code_value();
@@ -15,6 +19,10 @@ void HandleEndTxn(BrokerState& b, const protocol::RequestHeader& h,
   };
   if (auto injected = b.faults().TakeError(h.api_key)) {
     answer(Error(static_cast<protocol::ErrorCode>(*injected)));
+    return;
+  }
+  if (!may_write) {
+    answer(Error(protocol::ErrorCode::kTransactionalIdAuthorizationFailed));
     return;
   }
   if (auto e = CoordinatorError(b, CoordinatorKind::kTransaction,

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/cluster_membership.h"
+#include "handlers/authorize.h"
 #include "handlers/handlers.h"
 #include "replication/leader_side.h"
 
@@ -25,12 +26,13 @@ class DelayedFetch : public PartitionWaiter,
                      public std::enable_shared_from_this<DelayedFetch> {
  public:
   DelayedFetch(BrokerState& b, int16_t version, FetchRequest request,
-               Responder r)
+               Responder r, std::vector<bool> denied)
       : b_(b),
         version_(version),
         request_(std::move(request)),
         responder_(std::move(r)),
-        timer_(b.io()) {}
+        timer_(b.io()),
+        denied_(std::move(denied)) {}
 
   void Start() {
     if (TryComplete(/*force=*/request_.max_wait_ms <= 0)) return;
@@ -60,19 +62,29 @@ class DelayedFetch : public PartitionWaiter,
     size_t max_bytes =
         request_.max_bytes > 0 ? static_cast<size_t>(request_.max_bytes) : 0;
     if (version_ < 3) max_bytes = SIZE_MAX;
-    for (const FetchRequest::Topic& t : request_.topics) {
+    bool any_readable = denied_.empty();
+    for (size_t i = 0; i < request_.topics.size(); ++i) {
+      const FetchRequest::Topic& t = request_.topics[i];
       FetchResponse::Topic& rt = response.topics.emplace_back();
       rt.name = t.name;
+      const bool denied = !denied_.empty() && denied_[i];
+      any_readable |= !denied;
       for (const FetchRequest::Partition& p : t.partitions) {
         FetchResponse::Partition& rp = rt.partitions.emplace_back();
         rp.index = p.index;
+        if (denied) {
+          // Not an error that ends the wait: Kafka waits on the others.
+          rp.error_code =
+              static_cast<int16_t>(ErrorCode::kTopicAuthorizationFailed);
+          continue;
+        }
         Read(t.name, p, max_bytes > total ? max_bytes - total : 0, total == 0,
              rp);
         total += rp.records.size();
         any_error |= rp.error_code != 0;
       }
     }
-    if (!force && !any_error &&
+    if (!force && !any_error && any_readable &&
         total < static_cast<size_t>(std::max(0, request_.min_bytes))) {
       return false;
     }
@@ -146,17 +158,41 @@ class DelayedFetch : public PartitionWaiter,
   FetchRequest request_;
   Responder responder_;
   asio::steady_timer timer_;
+  // Per topic, whether the sender may not read it; empty when all may be.
+  std::vector<bool> denied_;
   bool done_ = false;
 };
+
+// Kafka's checks: a follower needs CLUSTER_ACTION on the cluster, a
+// consumer READ on each topic. Empty when everything may be read.
+std::vector<bool> DeniedTopics(const BrokerState& b, const Responder& r,
+                               const FetchRequest& request) {
+  std::vector<bool> denied;
+  if (b.authorizer() == nullptr) return denied;
+  const bool follower_denied =
+      request.replica_id >= 0 &&
+      !AllowedOnCluster(b, r, AclOperation::kClusterAction);
+  bool any = false;
+  for (const FetchRequest::Topic& t : request.topics) {
+    denied.push_back(
+        follower_denied ||
+        (request.replica_id < 0 &&
+         !Allowed(b, r, AclOperation::kRead, AclResourceType::kTopic, t.name)));
+    any |= denied.back();
+  }
+  if (!any) denied.clear();
+  return denied;
+}
 
 }  // namespace
 
 void HandleFetch(BrokerState& b, const RequestHeader& h,
                  protocol::FetchRequest& request, Responder r) {
+  std::vector<bool> denied = DeniedTopics(b, r, request);
   // A follower's fetch offsets say what it holds (replication/).
-  if (request.replica_id >= 0) NoteFollowerFetch(b, request);
-  auto fetch = std::make_shared<DelayedFetch>(b, h.api_version,
-                                              std::move(request), std::move(r));
+  if (request.replica_id >= 0 && denied.empty()) NoteFollowerFetch(b, request);
+  auto fetch = std::make_shared<DelayedFetch>(
+      b, h.api_version, std::move(request), std::move(r), std::move(denied));
   fetch->Start();
 }
 

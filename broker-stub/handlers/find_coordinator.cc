@@ -4,6 +4,7 @@
 // about a transactional id creates __transaction_state, as Kafka does.
 #include "absl/strings/str_cat.h"
 #include "cluster/coordinator_placement.h"
+#include "handlers/authorize.h"
 #include "handlers/group_handlers.h"
 #include "txn/transaction_log.h"
 
@@ -18,7 +19,8 @@ FindCoordinatorResponse::Coordinator Answer(BrokerState& b,
                                             const RequestHeader& h,
                                             int8_t key_type,
                                             const std::string& key,
-                                            std::string_view listener) {
+                                            const Responder& r) {
+  const std::string_view listener = r.listener();
   FindCoordinatorResponse::Coordinator c;
   c.key = key;
   auto fail = [&](ErrorCode code, std::string message) {
@@ -33,6 +35,17 @@ FindCoordinatorResponse::Coordinator Answer(BrokerState& b,
              key_type != protocol::kCoordinatorKeyTransaction) {
     fail(ErrorCode::kInvalidRequest,
          absl::StrCat("unknown coordinator key type ", key_type));
+  } else if (key_type == protocol::kCoordinatorKeyGroup &&
+             !Allowed(b, r, AclOperation::kDescribe, AclResourceType::kGroup,
+                      key)) {
+    // Kafka's checks: DESCRIBE on the group or the transactional id.
+    fail(ErrorCode::kGroupAuthorizationFailed,
+         absl::StrCat("no DESCRIBE on group ", key));
+  } else if (key_type == protocol::kCoordinatorKeyTransaction &&
+             !Allowed(b, r, AclOperation::kDescribe,
+                      AclResourceType::kTransactionalId, key)) {
+    fail(ErrorCode::kTransactionalIdAuthorizationFailed,
+         absl::StrCat("no DESCRIBE on transactional id ", key));
   } else if (const CoordinatorKind kind =
                  key_type == protocol::kCoordinatorKeyGroup
                      ? CoordinatorKind::kGroup
@@ -65,12 +78,11 @@ void HandleFindCoordinator(BrokerState& b, const RequestHeader& h,
       h.api_version >= 1 ? request.key_type : protocol::kCoordinatorKeyGroup;
   if (h.api_version >= 4) {
     for (const std::string& key : request.coordinator_keys) {
-      response.coordinators.push_back(
-          Answer(b, h, key_type, key, r.listener()));
+      response.coordinators.push_back(Answer(b, h, key_type, key, r));
     }
   } else {
     FindCoordinatorResponse::Coordinator c =
-        Answer(b, h, key_type, request.key, r.listener());
+        Answer(b, h, key_type, request.key, r);
     response.error_code = c.error_code;
     response.error_message = std::move(c.error_message);
     response.node_id = c.node_id;

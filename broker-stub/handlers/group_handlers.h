@@ -12,6 +12,7 @@
 
 #include "cluster/broker_state.h"
 #include "cluster/coordinator_placement.h"
+#include "handlers/authorize.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
@@ -77,6 +78,21 @@ inline std::optional<protocol::ErrorCode> InjectedError(
 inline std::optional<protocol::ErrorCode> GroupRequestError(
     BrokerState& b, const RequestHeader& h, std::string_view group) {
   if (auto injected = InjectedError(b, h)) return injected;
+  if (protocol::ErrorCode e =
+          CoordinatorError(b, CoordinatorKind::kGroup, group);
+      e != protocol::ErrorCode::kNone)
+    return e;
+  return std::nullopt;
+}
+
+// The same, with Kafka's check of `operation` on the group between the two
+// (GROUP_AUTHORIZATION_FAILED).
+inline std::optional<protocol::ErrorCode> GroupRequestError(
+    BrokerState& b, const RequestHeader& h, std::string_view group,
+    const Responder& r, AclOperation operation) {
+  if (auto injected = InjectedError(b, h)) return injected;
+  if (!Allowed(b, r, operation, AclResourceType::kGroup, group))
+    return protocol::ErrorCode::kGroupAuthorizationFailed;
   if (protocol::ErrorCode e =
           CoordinatorError(b, CoordinatorKind::kGroup, group);
       e != protocol::ErrorCode::kNone)

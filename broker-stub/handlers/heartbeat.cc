@@ -8,7 +8,8 @@ namespace exactly::broker {
 void HandleHeartbeat(BrokerState& b, const RequestHeader& h,
                      protocol::HeartbeatRequest& request, Responder r) {
   protocol::HeartbeatResponse response;
-  if (auto injected = GroupRequestError(b, h, request.group_id)) {
+  if (auto injected =
+          GroupRequestError(b, h, request.group_id, r, AclOperation::kRead)) {
     response.error_code = Code(*injected);
   } else {
     std::optional<std::string> instance_id;

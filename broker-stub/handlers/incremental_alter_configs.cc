@@ -57,6 +57,11 @@ void HandleIncrementalAlterConfigs(BrokerState& b, const RequestHeader& h,
     } else if (auto injected =
                    b.faults().TakeError(h.api_key, &resource.resource_name)) {
       error = Error(static_cast<ErrorCode>(*injected), "injected fault");
+    } else if (ApiError denied = ConfigsAuthorization(
+                   b, r, AclOperation::kAlterConfigs, resource.resource_type,
+                   resource.resource_name);
+               !denied.ok()) {
+      error = std::move(denied);
     } else if (resource.resource_type == kResourceTopic) {
       std::vector<ConfigChange> changes;
       for (const auto& c : resource.configs) {

@@ -2,6 +2,7 @@
 // transactional id the transaction coordinator answers (one id per
 // transactional id, epochs that fence zombies).
 #include "cluster/coordinator_placement.h"
+#include "handlers/authorize.h"
 #include "handlers/handlers.h"
 #include "txn/transaction_coordinator.h"
 
@@ -17,6 +18,20 @@ void HandleInitProducerId(BrokerState& b, const RequestHeader& h,
   protocol::InitProducerIdResponse response;
   if (auto injected = b.faults().TakeError(h.api_key)) {
     response.error_code = *injected;
+    r.Send(response);
+    return;
+  }
+  // Kafka's checks: WRITE on the transactional id, or for an idempotent
+  // producer IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
+  if (request.transactional_id.has_value()
+          ? !Allowed(b, r, AclOperation::kWrite,
+                     AclResourceType::kTransactionalId,
+                     *request.transactional_id)
+          : !AllowedIdempotentWrite(b, r)) {
+    response.error_code = static_cast<int16_t>(
+        request.transactional_id.has_value()
+            ? ErrorCode::kTransactionalIdAuthorizationFailed
+            : ErrorCode::kClusterAuthorizationFailed);
     r.Send(response);
     return;
   }

@@ -31,7 +31,8 @@ protocol::JoinGroupResponse ToResponse(JoinResult result) {
 void HandleJoinGroup(BrokerState& b, const RequestHeader& h,
                      protocol::JoinGroupRequest& request, Responder r) {
   const int16_t v = h.api_version;
-  if (auto injected = GroupRequestError(b, h, request.group_id)) {
+  if (auto injected =
+          GroupRequestError(b, h, request.group_id, r, AclOperation::kRead)) {
     r.Send(ToResponse(JoinResult::Error(*injected, request.member_id)));
     return;
   }

@@ -23,7 +23,8 @@ void HandleLeaveGroup(BrokerState& b, const RequestHeader& h,
     }
   }
   LeaveResult result;
-  if (auto injected = GroupRequestError(b, h, request.group_id)) {
+  if (auto injected =
+          GroupRequestError(b, h, request.group_id, r, AclOperation::kRead)) {
     result.error = *injected;
   } else {
     result = b.groups().LeaveGroup(request.group_id, leaving);

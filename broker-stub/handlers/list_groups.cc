@@ -27,8 +27,14 @@ void HandleListGroups(BrokerState& b, const RequestHeader& h,
                     [](const std::string& t) {
                       return absl::AsciiStrToLower(t) == "classic";
                     });
+    // Kafka lists every group to those who may DESCRIBE the cluster, and to
+    // the others the groups they may DESCRIBE.
+    const bool all = AllowedOnCluster(b, r, AclOperation::kDescribe);
     if (classic_asked) {
       for (GroupOverview& g : b.groups().ListGroups(states)) {
+        if (!all && !Allowed(b, r, AclOperation::kDescribe,
+                             AclResourceType::kGroup, g.group_id))
+          continue;
         response.groups.push_back({std::move(g.group_id),
                                    std::move(g.protocol_type),
                                    std::move(g.state),

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cluster/cluster_membership.h"
+#include "handlers/authorize.h"
 #include "handlers/handlers.h"
 #include "log/partition_log.h"
 #include "protocol/record_batch.h"
@@ -97,11 +98,19 @@ void HandleListOffsets(BrokerState& b, const RequestHeader& h,
   for (const auto& t : request.topics) {
     ListOffsetsResponse::Topic& rt = response.topics.emplace_back();
     rt.name = t.name;
+    // Kafka's check: DESCRIBE on the topic.
+    const bool may_describe =
+        Allowed(b, r, AclOperation::kDescribe, AclResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
       ListOffsetsResponse::Partition& rp = rt.partitions.emplace_back();
       rp.index = p.index;
       if (auto injected = b.faults().TakeError(h.api_key, &t.name, p.index)) {
         rp.error_code = *injected;
+        continue;
+      }
+      if (!may_describe) {
+        rp.error_code =
+            static_cast<int16_t>(ErrorCode::kTopicAuthorizationFailed);
         continue;
       }
       Partition* partition = b.FindPartition(t.name, p.index);

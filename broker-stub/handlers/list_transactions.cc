@@ -51,6 +51,10 @@ void HandleListTransactions(BrokerState& b, const protocol::RequestHeader& h,
     if (request.duration_filter >= 0 &&
         now - m.start_ms <= request.duration_filter)
       continue;
+    // Kafka lists the ids the client may DESCRIBE.
+    if (!Allowed(b, r, AclOperation::kDescribe,
+                 AclResourceType::kTransactionalId, id))
+      continue;
     response.transactions.push_back(
         {id, m.producer_id, std::string(TxnStateName(m.state)), {}});
   }

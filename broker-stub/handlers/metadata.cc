@@ -8,6 +8,7 @@
 #include "cluster/cluster_membership.h"
 #include "cluster/coordinator_placement.h"
 #include "controller/cluster_metadata.h"
+#include "handlers/authorize.h"
 #include "handlers/handlers.h"
 
 namespace exactly::broker {
@@ -79,6 +80,10 @@ void HandleMetadata(BrokerState& b, const RequestHeader& h,
   }
   if (request.AllTopics(h.api_version)) {
     for (const auto& [name, topic] : b.topics().all()) {
+      // Kafka lists only the topics the client may DESCRIBE.
+      if (!Allowed(b, r, AclOperation::kDescribe, AclResourceType::kTopic,
+                   name))
+        continue;
       response.topics.push_back(Describe(b, *topic));
     }
   } else {
@@ -93,6 +98,22 @@ void HandleMetadata(BrokerState& b, const RequestHeader& h,
         continue;
       }
       const bool existed = b.topics().Find(wanted.name) != nullptr;
+      // Kafka's checks: DESCRIBE on a named topic, and to create one CREATE
+      // on the cluster or on the topic.
+      const bool denied =
+          !Allowed(b, r, AclOperation::kDescribe, AclResourceType::kTopic,
+                   wanted.name) ||
+          (!existed && allow_create && b.options().auto_create_topics &&
+           !AllowedOnCluster(b, r, AclOperation::kCreate) &&
+           !Allowed(b, r, AclOperation::kCreate, AclResourceType::kTopic,
+                    wanted.name));
+      if (denied) {
+        MetadataResponse::Topic& t = response.topics.emplace_back();
+        t.name = wanted.name;
+        t.error_code =
+            static_cast<int16_t>(ErrorCode::kTopicAuthorizationFailed);
+        continue;
+      }
       Topic* topic = b.FindTopic(wanted.name, allow_create);
       // A topic this request creates is not answered yet: Kafka asks its
       // controller to create it and answers UNKNOWN_TOPIC_OR_PARTITION at

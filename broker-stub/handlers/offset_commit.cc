@@ -15,7 +15,7 @@ void HandleOffsetCommit(BrokerState& b, const RequestHeader& h,
                         OffsetCommitRequest& request, Responder r) {
   const int16_t v = h.api_version;
   std::optional<ErrorCode> request_error =
-      GroupRequestError(b, h, request.group_id);
+      GroupRequestError(b, h, request.group_id, r, AclOperation::kRead);
   std::vector<OffsetCommitItem> items;
   for (const OffsetCommitRequest::Topic& t : request.topics) {
     for (const OffsetCommitRequest::Partition& p : t.partitions) {
@@ -29,6 +29,9 @@ void HandleOffsetCommit(BrokerState& b, const RequestHeader& h,
         item.error = *request_error;
       } else if (auto e = b.faults().TakeError(h.api_key, &t.name, p.index)) {
         item.error = static_cast<ErrorCode>(*e);
+      } else if (!Allowed(b, r, AclOperation::kRead, AclResourceType::kTopic,
+                          t.name)) {
+        item.error = ErrorCode::kTopicAuthorizationFailed;
       } else if (b.FindPartition(t.name, p.index) == nullptr) {
         item.error = ErrorCode::kUnknownTopicOrPartition;
       }

@@ -14,7 +14,8 @@ using protocol::OffsetDeleteResponse;
 
 void HandleOffsetDelete(BrokerState& b, const RequestHeader& h,
                         OffsetDeleteRequest& request, Responder r) {
-  if (auto injected = GroupRequestError(b, h, request.group_id)) {
+  if (auto injected =
+          GroupRequestError(b, h, request.group_id, r, AclOperation::kDelete)) {
     OffsetDeleteResponse response;
     response.error_code = Code(*injected);
     r.Send(response);
@@ -28,6 +29,9 @@ void HandleOffsetDelete(BrokerState& b, const RequestHeader& h,
       item.partition = p.index;
       if (auto e = b.faults().TakeError(h.api_key, &t.name, p.index)) {
         item.error = static_cast<ErrorCode>(*e);
+      } else if (!Allowed(b, r, AclOperation::kRead, AclResourceType::kTopic,
+                          t.name)) {
+        item.error = ErrorCode::kTopicAuthorizationFailed;
       } else if (b.FindPartition(t.name, p.index) == nullptr) {
         item.error = ErrorCode::kUnknownTopicOrPartition;
       }

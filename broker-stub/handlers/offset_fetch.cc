@@ -22,8 +22,8 @@ struct GroupAnswer {
 };
 
 GroupAnswer FetchGroup(BrokerState& b, const RequestHeader& h,
-                       const OffsetFetchRequest::Group& g,
-                       bool require_stable) {
+                       const OffsetFetchRequest::Group& g, bool require_stable,
+                       const Responder& r) {
   GroupAnswer answer;
   const int16_t v = h.api_version;
   std::optional<std::vector<TopicPartition>> wanted;
@@ -34,7 +34,8 @@ GroupAnswer FetchGroup(BrokerState& b, const RequestHeader& h,
     }
   }
   std::vector<FetchedOffset> fetched;
-  if (auto injected = GroupRequestError(b, h, g.group_id)) {
+  if (auto injected =
+          GroupRequestError(b, h, g.group_id, r, AclOperation::kDescribe)) {
     answer.error = *injected;
     // Before v2 there is no group-level error: each partition carries it.
     if (v >= 2 || !wanted) return answer;
@@ -50,6 +51,13 @@ GroupAnswer FetchGroup(BrokerState& b, const RequestHeader& h,
   // Topics in the order asked (or first seen), partitions within them.
   std::map<std::string, size_t> topic_index;
   for (FetchedOffset& f : fetched) {
+    // Kafka's check: DESCRIBE on the topic. Topics not named are left out.
+    if (f.error == ErrorCode::kNone &&
+        !Allowed(b, r, AclOperation::kDescribe, AclResourceType::kTopic,
+                 f.topic)) {
+      if (!wanted) continue;
+      f.error = ErrorCode::kTopicAuthorizationFailed;
+    }
     if (f.error == ErrorCode::kNone) {
       if (auto e = b.faults().TakeError(h.api_key, &f.topic, f.partition)) {
         f.error = static_cast<ErrorCode>(*e);
@@ -83,13 +91,13 @@ void HandleOffsetFetch(BrokerState& b, const RequestHeader& h,
   OffsetFetchResponse response;
   if (v >= 8) {
     for (const OffsetFetchRequest::Group& g : request.groups) {
-      GroupAnswer a = FetchGroup(b, h, g, require_stable);
+      GroupAnswer a = FetchGroup(b, h, g, require_stable, r);
       response.groups.push_back(
           {g.group_id, std::move(a.topics), Code(a.error), {}});
     }
   } else {
     OffsetFetchRequest::Group g{request.group_id, request.topics, {}};
-    GroupAnswer a = FetchGroup(b, h, g, require_stable);
+    GroupAnswer a = FetchGroup(b, h, g, require_stable, r);
     response.topics = std::move(a.topics);
     response.error_code = Code(a.error);
   }

@@ -3,6 +3,7 @@
 // (replication/replica_fetcher.cc); consumers ask it after a leader change
 // (KIP-320) to see whether the log they read was truncated.
 #include "cluster/cluster_membership.h"
+#include "handlers/authorize.h"
 #include "handlers/handlers.h"
 #include "replication/leader_epoch_cache.h"
 
@@ -22,6 +23,17 @@ void HandleOffsetForLeaderEpoch(BrokerState& b, const RequestHeader& h,
   for (const auto& t : request.topics) {
     OffsetForLeaderEpochResponse::Topic& rt = response.topics.emplace_back();
     rt.name = t.name;
+    // Kafka's checks: CLUSTER_ACTION for a follower, DESCRIBE on the topic
+    // for a consumer.
+    const ErrorCode denied =
+        request.replica_id >= 0
+            ? (AllowedOnCluster(b, r, AclOperation::kClusterAction)
+                   ? ErrorCode::kNone
+                   : ErrorCode::kClusterAuthorizationFailed)
+        : Allowed(b, r, AclOperation::kDescribe, AclResourceType::kTopic,
+                  t.name)
+            ? ErrorCode::kNone
+            : ErrorCode::kTopicAuthorizationFailed;
     for (const auto& p : t.partitions) {
       OffsetForLeaderEpochResponse::Partition& rp =
           rt.partitions.emplace_back();
@@ -31,6 +43,10 @@ void HandleOffsetForLeaderEpoch(BrokerState& b, const RequestHeader& h,
       };
       if (auto injected = b.faults().TakeError(h.api_key, &t.name, p.index)) {
         rp.error_code = *injected;
+        continue;
+      }
+      if (denied != ErrorCode::kNone) {
+        fail(denied);
         continue;
       }
       const Partition* partition = b.FindPartition(t.name, p.index);

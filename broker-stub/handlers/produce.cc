@@ -10,6 +10,7 @@
 #include "cluster/appender.h"
 #include "cluster/cluster_membership.h"
 #include "cluster/coordinator_placement.h"
+#include "handlers/authorize.h"
 #include "handlers/handlers.h"
 #include "protocol/produce_request_check.h"
 #include "protocol/record_batch.h"
@@ -115,12 +116,32 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
                      const SharedBuffer& frame, Responder r,
                      const VerifiedPartitions* verified);
 
+// Kafka's first check: transactional records need WRITE on the request's
+// transactional id, else the whole request fails.
+bool TransactionalWriteDenied(BrokerState& b,
+                              const protocol::ProduceRequest& request,
+                              const Responder& r) {
+  if (b.authorizer() == nullptr || !request.transactional_id.has_value() ||
+      Allowed(b, r, AclOperation::kWrite, AclResourceType::kTransactionalId,
+              *request.transactional_id))
+    return false;
+  for (const auto& t : request.topics) {
+    for (const auto& p : t.partitions) {
+      if (protocol::FirstBatchIsTransactional(p.records.Contiguous()))
+        return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void HandleProduce(BrokerState& b, const RequestHeader& h,
                    protocol::ProduceRequest& request, const SharedBuffer& frame,
                    Responder r) {
-  RemoteVerification remote = NeedsRemoteVerification(b, request);
+  RemoteVerification remote = TransactionalWriteDenied(b, request, r)
+                                  ? RemoteVerification()
+                                  : NeedsRemoteVerification(b, request);
   if (remote.partitions.empty())
     return ProduceVerified(b, h, request, frame, std::move(r), nullptr);
   // The request waits for the coordinator's answer, then runs every check
@@ -163,12 +184,16 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
             protocol::FirstBatchIsTransactional(p.records.Contiguous());
       }
     }
+  } else {
+    unauthorized_txn = TransactionalWriteDenied(b, request, r);
   }
   for (auto& t : request.topics) {
     topic_names.push_back(t.name);
     ProduceResponse::Topic& rt = response.topics.emplace_back();
     rt.name = t.name;
     Topic* topic = b.topics().Find(t.name);
+    const bool may_write =
+        Allowed(b, r, AclOperation::kWrite, AclResourceType::kTopic, t.name);
     for (auto& p : t.partitions) {
       ProduceResponse::Partition& rp = rt.partitions.emplace_back();
       rp.index = p.index;
@@ -178,11 +203,20 @@ void ProduceVerified(BrokerState& b, const RequestHeader& h,
       };
       if (unauthorized_txn) {
         fail(ErrorCode::kTransactionalIdAuthorizationFailed,
-             "transactional records in a request without a transactional id");
+             request.transactional_id.has_value()
+                 ? absl::StrCat("no WRITE on transactional id ",
+                                *request.transactional_id)
+                 : "transactional records in a request without a "
+                   "transactional id");
         continue;
       }
       if (auto injected = b.faults().TakeError(h.api_key, &t.name, p.index)) {
         fail(static_cast<ErrorCode>(*injected), "injected fault");
+        continue;
+      }
+      if (!may_write) {
+        fail(ErrorCode::kTopicAuthorizationFailed,
+             absl::StrCat("no WRITE on topic ", t.name));
         continue;
       }
       // Only the coordinators write their own topics (Kafka's

@@ -1,5 +1,7 @@
-// The security APIs: the SASL exchange. Served on every listener, as Kafka
-// does; on a listener without SASL a handshake is refused.
+// The security APIs: the SASL exchange and the ACLs. Served on every
+// listener, as Kafka does; on a listener without SASL a handshake is refused.
+// The ACL APIs are advertised with the authorizer off too: Kafka answers
+// them SECURITY_DISABLED then, and so do we.
 #include "handlers/api_table.h"
 #include "handlers/decoded.h"
 #include "handlers/security_handlers.h"
@@ -15,6 +17,14 @@ std::vector<ApiHandler> SecurityApis() {
       // v1 adds the session lifetime (0 here: no re-authentication).
       {ApiKey::kSaslAuthenticate, 0, 2,
        &Decoded<SaslAuthenticateRequest, HandleSaslAuthenticate>},
+      // v1 adds pattern types (KIP-290); flexible from v2; v3 adds the USER
+      // resource type.
+      {ApiKey::kDescribeAcls, 0, 3,
+       &Decoded<DescribeAclsRequest, HandleDescribeAcls>},
+      {ApiKey::kCreateAcls, 0, 3,
+       &Decoded<CreateAclsRequest, HandleCreateAcls>},
+      {ApiKey::kDeleteAcls, 0, 3,
+       &Decoded<DeleteAclsRequest, HandleDeleteAcls>},
   };
 }
 

@@ -27,6 +27,14 @@ void HandleRawSaslToken(BrokerState& b,
                         const std::shared_ptr<Connection>& connection,
                         std::string_view token, uint64_t slot);
 
+// The ACLs of the authorizer (SECURITY_DISABLED when it is off).
+void HandleCreateAcls(BrokerState& b, const RequestHeader& h,
+                      protocol::CreateAclsRequest& request, Responder r);
+void HandleDescribeAcls(BrokerState& b, const RequestHeader& h,
+                        protocol::DescribeAclsRequest& request, Responder r);
+void HandleDeleteAcls(BrokerState& b, const RequestHeader& h,
+                      protocol::DeleteAclsRequest& request, Responder r);
+
 }  // namespace exactly::broker
 
 #endif  // EXACTLY_BROKER_HANDLERS_SECURITY_HANDLERS_H_

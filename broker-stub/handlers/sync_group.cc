@@ -23,7 +23,8 @@ protocol::SyncGroupResponse ToResponse(SyncResult result) {
 void HandleSyncGroup(BrokerState& b, const RequestHeader& h,
                      protocol::SyncGroupRequest& request, Responder r) {
   const int16_t v = h.api_version;
-  if (auto injected = GroupRequestError(b, h, request.group_id)) {
+  if (auto injected =
+          GroupRequestError(b, h, request.group_id, r, AclOperation::kRead)) {
     r.Send(ToResponse(SyncResult::Error(*injected)));
     return;
   }

@@ -4,6 +4,7 @@
 #define EXACTLY_BROKER_HANDLERS_TRANSACTION_HANDLERS_H_
 
 #include "cluster/broker_state.h"
+#include "handlers/authorize.h"
 #include "protocol/messages/add_offsets_to_txn.h"
 #include "protocol/messages/add_partitions_to_txn.h"
 #include "protocol/messages/describe_producers.h"

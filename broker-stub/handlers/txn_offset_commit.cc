@@ -8,6 +8,7 @@
 
 #include "cluster/coordinator_placement.h"
 #include "group/group_coordinator.h"
+#include "handlers/authorize.h"
 #include "handlers/group_handlers.h"
 #include "txn/remote_verification.h"
 #include "txn/transaction_coordinator.h"
@@ -72,6 +73,17 @@ void HandleTxnOffsetCommit(BrokerState& b, const RequestHeader& h,
   const int16_t request_producer_epoch = request.producer_epoch;
   std::optional<ErrorCode> request_error =
       GroupRequestError(b, h, request.group_id);
+  // Kafka's checks: WRITE on the transactional id, READ on the group, then
+  // READ on each topic.
+  if (!request_error &&
+      !Allowed(b, r, AclOperation::kWrite, AclResourceType::kTransactionalId,
+               request.transactional_id)) {
+    request_error = ErrorCode::kTransactionalIdAuthorizationFailed;
+  }
+  if (!request_error && !Allowed(b, r, AclOperation::kRead,
+                                 AclResourceType::kGroup, request.group_id)) {
+    request_error = ErrorCode::kGroupAuthorizationFailed;
+  }
   if (!request_error && request.group_id.empty()) {
     request_error = ErrorCode::kInvalidGroupId;
   }
@@ -91,6 +103,9 @@ void HandleTxnOffsetCommit(BrokerState& b, const RequestHeader& h,
       } else if (auto injected =
                      b.faults().TakeError(h.api_key, &t.name, p.index)) {
         e = static_cast<ErrorCode>(*injected);
+      } else if (!Allowed(b, r, AclOperation::kRead, AclResourceType::kTopic,
+                          t.name)) {
+        e = ErrorCode::kTopicAuthorizationFailed;
       } else if (b.FindPartition(t.name, p.index) == nullptr) {
         e = ErrorCode::kUnknownTopicOrPartition;
       } else if (p.committed_metadata &&

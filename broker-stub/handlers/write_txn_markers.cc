@@ -72,7 +72,8 @@ bool Unbuildable(BrokerState& b,
 }
 
 protocol::WriteTxnMarkersResponse FailedWhole(
-    const protocol::WriteTxnMarkersRequest& request) {
+    const protocol::WriteTxnMarkersRequest& request,
+    protocol::ErrorCode error = protocol::ErrorCode::kUnknownServerError) {
   protocol::WriteTxnMarkersResponse response;
   for (const auto& m : request.markers) {
     auto& rm = response.markers.emplace_back();
@@ -81,10 +82,7 @@ protocol::WriteTxnMarkersResponse FailedWhole(
       auto& rt = rm.topics.emplace_back();
       rt.name = t.name;
       for (int32_t index : t.partition_indexes) {
-        rt.partitions.push_back(
-            {index,
-             static_cast<int16_t>(protocol::ErrorCode::kUnknownServerError),
-             {}});
+        rt.partitions.push_back({index, static_cast<int16_t>(error), {}});
       }
     }
   }
@@ -117,6 +115,10 @@ void HandleWriteTxnMarkers(BrokerState& b, const protocol::RequestHeader& h,
     request = std::move(held->request);
     r = std::move(held->responder);
   }
+  // Kafka's check: CLUSTER_ACTION on the cluster (brokers send it; those of
+  // this process are let through, see handlers/authorize.h).
+  if (!AllowedOnCluster(b, r, AclOperation::kClusterAction))
+    return r.Send(FailedWhole(request, ErrorCode::kClusterAuthorizationFailed));
   protocol::WriteTxnMarkersResponse response;
   std::vector<bool> commits;
   for (const auto& m : request.markers) commits.push_back(m.transaction_result);

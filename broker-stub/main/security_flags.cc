@@ -25,6 +25,14 @@ ABSL_FLAG(std::string, sasl_users, "",
           "every enabled mechanism.");
 ABSL_FLAG(std::string, sasl_mechanisms, "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
           "Enabled SASL mechanisms (sasl.enabled.mechanisms).");
+ABSL_FLAG(bool, authorizer, false,
+          "Check every request against ACLs (Kafka's authorizer.class.name); "
+          "CreateAcls, DescribeAcls and DeleteAcls manage them.");
+ABSL_FLAG(std::string, super_users, "",
+          "With --authorizer: principals allowed everything, comma-separated "
+          "(User:admin).");
+ABSL_FLAG(bool, allow_everyone_if_no_acl_found, false,
+          "With --authorizer: a resource no ACL names is open to all.");
 
 namespace exactly::broker {
 
@@ -67,6 +75,11 @@ absl::Status ApplySecurityFlags(SecurityOptions& security) {
   }
   security.sasl_mechanisms = absl::StrSplit(
       absl::GetFlag(FLAGS_sasl_mechanisms), ',', absl::SkipEmpty());
+  security.authorizer = absl::GetFlag(FLAGS_authorizer);
+  security.super_users =
+      absl::StrSplit(absl::GetFlag(FLAGS_super_users), ',', absl::SkipEmpty());
+  security.allow_everyone_if_no_acl_found =
+      absl::GetFlag(FLAGS_allow_everyone_if_no_acl_found);
   return absl::OkStatus();
 }
 

@@ -1,5 +1,5 @@
 // The exactly-broker flags that configure security (Kafka's listeners,
-// ssl.* and sasl.* settings), parsed into BrokerOptions::security.
+// ssl.*, sasl.* and authorizer settings), parsed into BrokerOptions::security.
 #ifndef EXACTLY_BROKER_MAIN_SECURITY_FLAGS_H_
 #define EXACTLY_BROKER_MAIN_SECURITY_FLAGS_H_
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "security/inter_broker.h"
 
 namespace exactly::broker {
 
@@ -64,6 +65,8 @@ class PeerClient::Link : public std::enable_shared_from_this<Link> {
   // they are stale.
   uint64_t generation_ = 0;
   char size_prefix_[4];
+  // The socket's local address while connected, registered as a broker's.
+  std::string endpoint_;
 };
 
 std::unique_ptr<PeerClient> PeerClient::Create(asio::io_context& io,
@@ -133,6 +136,15 @@ void PeerClient::Link::Connect() {
                                            ": ", ec.message()));
                 asio::error_code ignored;
                 socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+                // Before the first request: the broker on the other end
+                // trusts it (security/inter_broker.h).
+                const asio::ip::tcp::endpoint local =
+                    socket_.local_endpoint(ignored);
+                if (!ignored) {
+                  endpoint_ = absl::StrCat(local.address().to_string(), ":",
+                                           local.port());
+                  AddInterBrokerEndpoint(endpoint_);
+                }
                 state_ = State::kConnected;
                 ReadNext();
                 WriteNext();
@@ -212,6 +224,10 @@ void PeerClient::Link::Fail(const std::string& why) {
   // A callback below may destroy the owner: stay alive until the loop ends.
   std::shared_ptr<Link> self = shared_from_this();
   ++generation_;
+  if (!endpoint_.empty()) {
+    RemoveInterBrokerEndpoint(endpoint_);
+    endpoint_.clear();
+  }
   asio::error_code ignored;
   socket_.close(ignored);
   backoff_.cancel();

@@ -6,6 +6,7 @@
 #define EXACTLY_BROKER_SECURITY_SESSION_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -43,6 +44,11 @@ class Session {
   }
   SaslAuthenticator* sasl() { return sasl_.get(); }
   bool expects_raw_token() const { return raw_tokens_ && !authenticated_; }
+  // Whether a broker of this process opened the connection
+  // (security/inter_broker.h); unknown until the authorizer first asks.
+  std::optional<bool> inter_broker() const { return inter_broker_; }
+  void set_inter_broker(bool inter_broker) { inter_broker_ = inter_broker; }
+
   void SaslSucceeded() {
     principal_ = "User:" + sasl_->user();
     authenticated_ = true;
@@ -55,6 +61,7 @@ class Session {
   std::string principal_ = kAnonymousPrincipal;
   std::unique_ptr<SaslAuthenticator> sasl_;
   bool raw_tokens_ = false;
+  std::optional<bool> inter_broker_;
 };
 
 }  // namespace exactly::broker

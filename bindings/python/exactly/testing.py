@@ -382,7 +382,12 @@ class Broker:
     ``ssl_private_key_file`` (PEM), ``ssl_ca_file`` (clients must then
     present a certificate it signed), ``sasl_users`` ({"alice": "secret"}:
     PLAIN and SCRAM-SHA-256/512), ``sasl_mechanisms``. A listener's address
-    is ``listener_bootstrap_servers("SASL_SSL")``.
+    is ``listener_bootstrap_servers("SASL_SSL")``. ``authorizer=True`` checks
+    every request against ACLs, managed with CreateAcls, DescribeAcls and
+    DeleteAcls (an admin client's ``create_acls``...), with Kafka's errors
+    (TOPIC_AUTHORIZATION_FAILED, ...); ``super_users`` (["User:admin"]) may
+    do anything, and ``allow_everyone_if_no_acl_found`` opens resources no
+    ACL names. Without it the ACL APIs answer SECURITY_DISABLED.
 
     ``brokers=N`` (N > 1) starts a cluster of N brokers in this process,
     sharing a controller, with node ids 1..N (each its own port, and its own

@@ -33,7 +33,8 @@ void Set(const py::dict& options, const char* name, T* field) {
 }
 
 // listeners: {"SASL_SSL": 0, "SSL": 9094} (protocol name -> port, 0 picks
-// one); sasl_users: {"alice": "secret"}; the ssl_* files; sasl_mechanisms.
+// one); sasl_users: {"alice": "secret"}; the ssl_* files; sasl_mechanisms;
+// authorizer, super_users: ["User:admin"], allow_everyone_if_no_acl_found.
 void SetSecurity(const py::dict& options, broker::SecurityOptions& s) {
   if (options.contains("listeners") && !options["listeners"].is_none()) {
     for (auto [name, port] : options["listeners"].cast<py::dict>()) {
@@ -41,9 +42,9 @@ void SetSecurity(const py::dict& options, broker::SecurityOptions& s) {
       std::optional<broker::SecurityProtocol> p =
           broker::ParseSecurityProtocol(protocol);
       if (!p) {
-        throw py::value_error(absl::StrCat(
-            "listeners: '", protocol,
-            "' is not one of SSL, SASL_PLAINTEXT, SASL_SSL"));
+        throw py::value_error(
+            absl::StrCat("listeners: '", protocol,
+                         "' is not one of SSL, SASL_PLAINTEXT, SASL_SSL"));
       }
       s.listeners.push_back({*p, port.cast<uint16_t>()});
     }
@@ -53,6 +54,10 @@ void SetSecurity(const py::dict& options, broker::SecurityOptions& s) {
   Set(options, "ssl_ca_file", &s.ssl_ca_file);
   Set(options, "sasl_users", &s.sasl_users);
   Set(options, "sasl_mechanisms", &s.sasl_mechanisms);
+  Set(options, "authorizer", &s.authorizer);
+  Set(options, "super_users", &s.super_users);
+  Set(options, "allow_everyone_if_no_acl_found",
+      &s.allow_everyone_if_no_acl_found);
 }
 
 BrokerOptions ToBrokerOptions(const py::dict& options) {
@@ -126,7 +131,10 @@ BrokerOptions ToBrokerOptions(const py::dict& options) {
                                          "ssl_private_key_file",
                                          "ssl_ca_file",
                                          "sasl_users",
-                                         "sasl_mechanisms"};
+                                         "sasl_mechanisms",
+                                         "authorizer",
+                                         "super_users",
+                                         "allow_everyone_if_no_acl_found"};
     const std::string name = item.first.cast<std::string>();
     bool known = false;
     for (const char* k : kKnown) known |= name == k;

@@ -190,6 +190,7 @@ struct LogMemory {
 
 class BrokerImpl;
 class Cluster;
+class Authorizer;
 class Controller;
 struct BrokerSample;
 
@@ -274,9 +275,11 @@ class Broker {
 
  private:
   friend class Cluster;
-  // A broker of a Cluster, following `controller`.
+  // A broker of a Cluster, following `controller`, checking requests with
+  // the cluster's `authorizer` (null when off).
   static absl::StatusOr<std::unique_ptr<Broker>> StartInCluster(
-      BrokerOptions options, std::shared_ptr<Controller> controller);
+      BrokerOptions options, std::shared_ptr<Controller> controller,
+      std::shared_ptr<Authorizer> authorizer = nullptr);
   // For Cluster::Kill, Isolate, Heal and PauseReplication
   // (exactly/broker/cluster.h).
   absl::Status Kill();

@@ -63,6 +63,17 @@ struct SecurityOptions {
   // Kafka's sasl.enabled.mechanisms.
   std::vector<std::string> sasl_mechanisms = {"PLAIN", "SCRAM-SHA-256",
                                               "SCRAM-SHA-512"};
+  // Kafka's ACL authorizer (authorizer.class.name set): every request is
+  // checked against the ACLs that CreateAcls and DeleteAcls manage, with
+  // Kafka's operations and errors. Off, nothing is checked and the ACL APIs
+  // answer SECURITY_DISABLED. In a Cluster the brokers share their ACLs.
+  // They live in memory: Broker::Restart keeps them, a new process starts
+  // with none.
+  bool authorizer = false;
+  // super.users: principals allowed everything ("User:admin").
+  std::vector<std::string> super_users;
+  // allow.everyone.if.no.acl.found: a resource no ACL names is open to all.
+  bool allow_everyone_if_no_acl_found = false;
 };
 
 }  // namespace exactly::broker
