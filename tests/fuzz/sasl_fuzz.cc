@@ -36,7 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       exactly::broker::NewSaslAuthenticator(kMechanisms[data[0] % 3], Store());
   size_t pos = 1;
   for (int i = 0; i < 4 && pos < size; ++i) {
-    const size_t n = std::min<size_t>(data[pos++], size - pos);
+    const size_t wanted = data[pos];
+    ++pos;
+    const size_t n = std::min(wanted, size - pos);
     SaslAuthenticator::Step step = auth->Evaluate(
         std::string_view(reinterpret_cast<const char*>(data + pos), n));
     pos += n;
