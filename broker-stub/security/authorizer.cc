@@ -51,7 +51,10 @@ bool Authorizer::IsSuperUser(std::string_view principal) const {
 bool Authorizer::Apply(const KeyView& key, std::string_view principal,
                        std::string_view host, AclOperation operation,
                        bool* any_acl, bool* allowed) const {
-  auto it = acls_.find(key);
+  // A Key, not the view: clang 14's libstdc++ tuples do not compare across
+  // element types.
+  auto it = acls_.find(
+      Key{std::get<0>(key), std::get<1>(key), std::string(std::get<2>(key))});
   if (it == acls_.end()) return false;
   for (const AclBinding& acl : it->second) {
     *any_acl = true;
@@ -98,7 +101,7 @@ bool Authorizer::AuthorizeAny(std::string_view principal, std::string_view host,
   std::shared_lock lock(mu_);
   std::set<std::string, std::less<>> deny_literal, deny_prefixed;
   std::vector<const AclBinding*> allows;
-  for (auto it = acls_.lower_bound(KeyView{type, AclPatternType::kUnknown, ""});
+  for (auto it = acls_.lower_bound(Key{type, AclPatternType::kUnknown, ""});
        it != acls_.end() && std::get<0>(it->first) == type; ++it) {
     for (const AclBinding& acl : it->second) {
       if (!EntryApplies(acl, principal, host) ||
