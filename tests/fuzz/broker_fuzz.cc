@@ -58,15 +58,15 @@ BrokerOptions FuzzOptions() {
 }
 
 // One input's broker and the client end of its current connection.
-class Session {
+class FuzzSession {
  public:
-  Session() {
+  FuzzSession() {
     absl::StatusOr<std::unique_ptr<BrokerState>> state =
         BrokerState::Open(FuzzOptions(), io_, faults_, nullptr);
     if (state.ok()) state_ = std::move(*state);
   }
 
-  ~Session() {
+  ~FuzzSession() {
     if (state_ == nullptr) return;
     Disconnect();
     Settle();
@@ -192,7 +192,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   exactly::broker::SeedMemberIdsForFuzzing(1);
-  exactly::broker::Session session;
+  exactly::broker::FuzzSession session;
   if (!session.ok()) return 0;
   for (int step = 0; step < exactly::broker::kMaxSteps && size >= 3; ++step) {
     const uint8_t op = data[0] % 8;
