@@ -1,7 +1,8 @@
-// Bad input from a client: oversize, truncated and negative frames, unknown APIs and versions,
-// corrupt and wrong-format record batches, and mutated real frames. Each case gets the right
-// error code where the protocol has one, otherwise its connection is closed; and every time the
-// broker must go on serving a well-behaved client on another connection.
+// Bad input from a client: oversize, truncated and negative frames, unknown
+// APIs and versions, corrupt and wrong-format record batches, and mutated real
+// frames. Each case gets the right error code where the protocol has one,
+// otherwise its connection is closed; and every time the broker must go on
+// serving a well-behaved client on another connection.
 #include <random>
 #include <string>
 #include <vector>
@@ -56,13 +57,15 @@ class BadInputTest : public ::testing::Test {
         protocol::ParseResponseHeader(protocol::ApiKey::kApiVersions, 3, &body);
     ASSERT_TRUE(correlation.ok());
     EXPECT_EQ(*correlation, 4242);
-    auto response = protocol::DecodeMessage<protocol::ApiVersionsResponse>(body, 3);
+    auto response =
+        protocol::DecodeMessage<protocol::ApiVersionsResponse>(body, 3);
     ASSERT_TRUE(response.ok()) << response.status();
     EXPECT_EQ(response->error_code, 0);
     EXPECT_GT(response->api_keys.size(), 5u);
   }
 
-  // Sends one Produce v7 request with `records` for t[0] and returns its partition result.
+  // Sends one Produce v7 request with `records` for t[0] and returns its
+  // partition result.
   protocol::ProduceResponse::Partition Produce(const std::string& records) {
     protocol::RequestHeader h;
     h.api_key = static_cast<int16_t>(protocol::ApiKey::kProduce);
@@ -79,10 +82,13 @@ class BadInputTest : public ::testing::Test {
     EXPECT_TRUE(frame.has_value());
     if (!frame) return {};
     std::string_view body = *frame;
-    EXPECT_TRUE(protocol::ParseResponseHeader(protocol::ApiKey::kProduce, 7, &body).ok());
+    EXPECT_TRUE(
+        protocol::ParseResponseHeader(protocol::ApiKey::kProduce, 7, &body)
+            .ok());
     auto response = protocol::DecodeMessage<protocol::ProduceResponse>(body, 7);
     EXPECT_TRUE(response.ok()) << response.status();
-    if (!response.ok() || response->topics.empty() || response->topics[0].partitions.empty()) {
+    if (!response.ok() || response->topics.empty() ||
+        response->topics[0].partitions.empty()) {
       return {};
     }
     return response->topics[0].partitions[0];
@@ -91,8 +97,8 @@ class BadInputTest : public ::testing::Test {
   std::string GoodBatch() {
     protocol::RecordBatchSpec spec;
     spec.base_timestamp = 1700000000000;
-    absl::StatusOr<std::string> batch =
-        protocol::BuildRecordBatch(spec, {{"k", "hello", {}, 0}, {"k2", "world", {}, 1}});
+    absl::StatusOr<std::string> batch = protocol::BuildRecordBatch(
+        spec, {{"k", "hello", {}, 0}, {"k2", "world", {}, 1}});
     EXPECT_TRUE(batch.ok());
     return *batch;
   }
@@ -104,8 +110,8 @@ class BadInputTest : public ::testing::Test {
 
 TEST_F(BadInputTest, OversizeFrameIsRefusedBeforeItIsRead) {
   RawConnection c(broker_->port());
-  // Announces 1 GiB and sends nothing more: the broker closes at once rather than wait for (or
-  // allocate) the body.
+  // Announces 1 GiB and sends nothing more: the broker closes at once rather
+  // than wait for (or allocate) the body.
   ASSERT_TRUE(c.Send(SizePrefix(1 << 30)));
   EXPECT_TRUE(c.ClosedByPeer());
   ExpectStillServes();
@@ -143,28 +149,35 @@ TEST_F(BadInputTest, UnknownApiKeyClosesTheConnection) {
 }
 
 TEST_F(BadInputTest, UnsupportedVersionsAreRefused) {
-  // ApiVersions above our maximum: UNSUPPORTED_VERSION in a v0 response listing ApiVersions'
-  // own range only, as Kafka's (KIP-511).
+  // ApiVersions above our maximum: UNSUPPORTED_VERSION in a v0 response listing
+  // ApiVersions' own range only, as Kafka's (KIP-511).
   RawConnection c(broker_->port());
   ASSERT_TRUE(c.Send(ApiVersionsFrame(99, 5)));
   std::optional<std::string> frame = c.ReadFrame();
   ASSERT_TRUE(frame.has_value());
   std::string_view body = *frame;
-  ASSERT_TRUE(protocol::ParseResponseHeader(protocol::ApiKey::kApiVersions, 0, &body).ok());
-  auto response = protocol::DecodeMessage<protocol::ApiVersionsResponse>(body, 0);
+  ASSERT_TRUE(
+      protocol::ParseResponseHeader(protocol::ApiKey::kApiVersions, 0, &body)
+          .ok());
+  auto response =
+      protocol::DecodeMessage<protocol::ApiVersionsResponse>(body, 0);
   ASSERT_TRUE(response.ok()) << response.status();
-  EXPECT_EQ(response->error_code, static_cast<int16_t>(protocol::ErrorCode::kUnsupportedVersion));
+  EXPECT_EQ(response->error_code,
+            static_cast<int16_t>(protocol::ErrorCode::kUnsupportedVersion));
   ASSERT_EQ(response->api_keys.size(), 1u);
-  EXPECT_EQ(response->api_keys[0].api_key, static_cast<int16_t>(protocol::ApiKey::kApiVersions));
+  EXPECT_EQ(response->api_keys[0].api_key,
+            static_cast<int16_t>(protocol::ApiKey::kApiVersions));
   EXPECT_EQ(response->api_keys[0].min_version, 0);
 
-  // Any other API at an unknown version cannot be answered in its format: closed.
+  // Any other API at an unknown version cannot be answered in its format:
+  // closed.
   RawConnection d(broker_->port());
   protocol::RequestHeader h;
   h.api_key = static_cast<int16_t>(protocol::ApiKey::kProduce);
   h.api_version = 42;
   h.correlation_id = 6;
-  std::string frame42 = protocol::EncodeRequestFrame(h, protocol::ProduceRequest{});
+  std::string frame42 =
+      protocol::EncodeRequestFrame(h, protocol::ProduceRequest{});
   ASSERT_TRUE(d.Send(frame42));
   EXPECT_TRUE(d.ClosedByPeer());
   ExpectStillServes();
@@ -189,7 +202,8 @@ TEST_F(BadInputTest, CorruptCrcIsCorruptMessageAndAppendsNothing) {
   std::string batch = GoodBatch();
   batch[batch.size() - 3] ^= 0x5a;  // a byte of the last record's value
   protocol::ProduceResponse::Partition result = Produce(batch);
-  EXPECT_EQ(result.error_code, static_cast<int16_t>(protocol::ErrorCode::kCorruptMessage));
+  EXPECT_EQ(result.error_code,
+            static_cast<int16_t>(protocol::ErrorCode::kCorruptMessage));
   EXPECT_EQ(LogEnd(), 0);
   // The same batch intact is accepted.
   EXPECT_EQ(Produce(GoodBatch()).error_code, 0);
@@ -200,8 +214,9 @@ TEST_F(BadInputTest, CorruptCrcIsCorruptMessageAndAppendsNothing) {
 TEST_F(BadInputTest, OldMessageFormatIsUnsupportedForMessageFormat) {
   std::string batch = GoodBatch();
   batch[protocol::kBatchMagicOffset] = 1;
-  EXPECT_EQ(Produce(batch).error_code,
-            static_cast<int16_t>(protocol::ErrorCode::kUnsupportedForMessageFormat));
+  EXPECT_EQ(
+      Produce(batch).error_code,
+      static_cast<int16_t>(protocol::ErrorCode::kUnsupportedForMessageFormat));
   EXPECT_EQ(LogEnd(), 0);
 }
 
@@ -213,7 +228,8 @@ TEST_F(BadInputTest, TruncatedOrInconsistentBatchesAreRefused) {
   // A header alone.
   EXPECT_EQ(Produce(batch.substr(0, 30)).error_code,
             static_cast<int16_t>(protocol::ErrorCode::kCorruptMessage));
-  // Record count that disagrees with the records (CRC recomputed so only the count is wrong).
+  // Record count that disagrees with the records (CRC recomputed so only the
+  // count is wrong).
   std::string lying = batch;
   lying[60] = 3;  // recordCount 2 -> 3
   protocol::UpdateBatchCrc(lying.data(), lying.size());
@@ -222,12 +238,15 @@ TEST_F(BadInputTest, TruncatedOrInconsistentBatchesAreRefused) {
   ExpectStillServes();
 }
 
-// Real frames from librdkafka and kafka-python with random bytes flipped, cut or appended,
-// sent on many connections: whatever happens to each connection, the broker keeps serving.
+// Real frames from librdkafka and kafka-python with random bytes flipped, cut
+// or appended, sent on many connections: whatever happens to each connection,
+// the broker keeps serving.
 TEST_F(BadInputTest, MutatedRealFramesNeverTakeTheBrokerDown) {
-  std::vector<exactly::testing::WireSample> samples = exactly::testing::LoadWireSamples();
+  std::vector<exactly::testing::WireSample> samples =
+      exactly::testing::LoadWireSamples();
   if (samples.empty()) {
-    GTEST_SKIP() << "shared/wire-samples is not in this checkout; mutation part skipped";
+    GTEST_SKIP()
+        << "shared/wire-samples is not in this checkout; mutation part skipped";
   }
   std::mt19937 rng(20261129);
   for (int round = 0; round < 400; ++round) {
@@ -235,7 +254,8 @@ TEST_F(BadInputTest, MutatedRealFramesNeverTakeTheBrokerDown) {
     std::string frame = s.bytes;
     switch (rng() % 4) {
       case 0:  // flip bytes after the size prefix
-        for (int i = 0; i < 3; ++i) frame[4 + rng() % (frame.size() - 4)] ^= 1 << (rng() % 8);
+        for (int i = 0; i < 3; ++i)
+          frame[4 + rng() % (frame.size() - 4)] ^= 1 << (rng() % 8);
         break;
       case 1:  // cut the body, keeping the size prefix consistent
         frame = frame.substr(0, 4 + rng() % (frame.size() - 4));
