@@ -272,6 +272,35 @@ def find_coordinator(host: str, port: int, key: str, key_type: int) -> Tuple[int
     return error, r.take(">i")
 
 
+def wait_served(bootstrap: str, topic: str, partitions: int = 1, timeout: float = 60.0) -> None:
+    """Until every broker of the cluster at `bootstrap` names a leader for each of `topic`'s
+    partitions. A new topic reaches Kafka's brokers asynchronously; a consumer that subscribes
+    through a broker that has not heard of it yet finds no such topic and, on librdkafka, looks
+    again only at the next metadata refresh (topic.metadata.refresh.interval.ms, 5 minutes)."""
+    host, port = bootstrap.split(",")[0].rsplit(":", 1)
+    deadline = time.monotonic() + timeout
+    while True:
+        missing = []
+        try:
+            brokers = metadata(host, int(port))["brokers"]
+        except OSError:
+            brokers = {}
+        for node, (bhost, bport) in brokers.items():
+            try:
+                parts = metadata(bhost, bport, [topic])["topics"].get(topic, {}) \
+                    .get("partitions", {})
+            except OSError:
+                parts = {}
+            if len([p for p in parts.values() if p["leader"] >= 0]) < partitions:
+                missing.append(node)
+        if brokers and not missing:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{topic} not served by broker(s) {missing or 'any'} after "
+                               f"{timeout:.0f} s")
+        time.sleep(0.1)
+
+
 # --- the cluster ---------------------------------------------------------------------------
 
 class KafkaCluster:

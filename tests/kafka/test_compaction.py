@@ -45,6 +45,7 @@ def create_topic(bootstrap):
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for f in admin.create_topics([NewTopic(name, 1, -1, config=CONFIGS)]).values():
         f.result()
+    kafka_cluster.wait_served(bootstrap, name)
     return name
 
 

@@ -56,6 +56,7 @@ def answers(bootstrap):
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for f in admin.create_topics([NewTopic(topic, 1, -1)]).values():
         f.result()
+    kafka_cluster.wait_served(bootstrap, topic)
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
                          "session.timeout.ms": 10000})
     try:

@@ -53,6 +53,7 @@ def answers(bootstrap):
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for f in admin.create_topics([NewTopic(topic, 1, -1)]).values():
         f.result()
+    kafka_cluster.wait_served(bootstrap, topic)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
     for i, ts in enumerate(TIMESTAMPS):  # one batch each: each batch's max timestamp differs
         producer.produce(topic, key=b"k", value=f"v{i}".encode(), partition=0, timestamp=ts)
