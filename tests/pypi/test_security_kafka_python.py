@@ -325,7 +325,10 @@ def test_transactional_id_without_write(acl_broker):
 def test_producer_without_topic_write(acl_broker):
     topic = admin_topic(acl_broker)
     grant(acl_broker, allow("bob", ResourceType.TOPIC, topic, ACLOperation.READ))
-    producer = KafkaProducer(max_block_ms=10_000, **as_user(acl_broker, "bob"))
+    # Not idempotent (kafka-python's default): bob's InitProducerId would need IDEMPOTENT_WRITE
+    # on the cluster or WRITE on some topic, and fail first with CLUSTER_AUTHORIZATION_FAILED.
+    producer = KafkaProducer(max_block_ms=10_000, enable_idempotence=False,
+                             **as_user(acl_broker, "bob"))
     with pytest.raises(Errors.TopicAuthorizationFailedError):
         producer.send(topic, value=b"v", partition=0).get(timeout=TIMEOUT_MS / 1000)
     producer.close(timeout=5)
