@@ -79,13 +79,6 @@ class Certificates:
         return str(self.dir / f"{name}.pem"), key
 
 
-def supports_authorizer():
-    """Whether the binary has --authorizer (binaries built before the ACL work do not)."""
-    done = subprocess.run([binary(), "--helpfull"], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
-    return "authorizer" in done.stdout
-
-
 class SecuredBroker:
     """The binary with `flags`, in memory: .bootstrap (the PLAINTEXT port) and .listeners
     ({"SSL": "127.0.0.1:PORT", ...})."""
@@ -122,7 +115,7 @@ class SecuredBroker:
 def start(certs, *, client_ca=False, acl=False):
     """A broker with SSL, SASL_PLAINTEXT and SASL_SSL listeners and the users of USERS; with
     client_ca, TLS clients must present a certificate the CA signed; with acl, the authorizer
-    is on with User:admin as its super user (skips when the binary has no --authorizer)."""
+    is on with User:admin as its super user."""
     flags = ["--listeners", "SSL://:0,SASL_PLAINTEXT://:0,SASL_SSL://:0",
              "--ssl-certificate-file", certs.broker, "--ssl-private-key-file", certs.broker_key,
              "--sasl-users", ",".join(f"{user}:{password(user)}" for user in USERS),
@@ -130,9 +123,6 @@ def start(certs, *, client_ca=False, acl=False):
     if client_ca:
         flags += ["--ssl-ca-file", certs.ca]
     if acl:
-        if not supports_authorizer():
-            pytest.skip(f"{binary()} has no --authorizer (built before the ACL authorizer): "
-                        "rebuild exactly-broker")
         flags += ["--authorizer", "--super-users", "User:admin"]
     return SecuredBroker(*flags)
 
