@@ -13,12 +13,29 @@ import exactly
 _counter = itertools.count()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "partitions(n): the `topic` fixture creates its topic with "
+        "n partitions (default 1)")
+
+
 @pytest.fixture
 def topic(request: pytest.FixtureRequest) -> str:
     """A topic name no other test uses (nor an earlier run against the same
-    real cluster: the process id)."""
-    return f"t{next(_counter)}-{os.getpid()}-{request.node.name[:40]}".replace("[", "-") \
-        .replace("]", "")
+    real cluster: the process id). In a test that has a broker
+    (exactly_broker), the topic is created on it first, with one partition
+    or as many as the test's `partitions` marker says. Left to
+    auto-creation, it would cost every test a second: Kafka (and so the
+    bundled broker) answers the first Metadata request for a new topic with
+    UNKNOWN_TOPIC_OR_PARTITION while it creates it, and librdkafka asks
+    again at its next one-second scan."""
+    name = f"t{next(_counter)}-{os.getpid()}-{request.node.name[:40]}" \
+        .replace("[", "-").replace("]", "")
+    if "exactly_broker" in request.fixturenames:
+        marker = request.node.get_closest_marker("partitions")
+        request.getfixturevalue("exactly_broker").create_topic(
+            name, marker.args[0] if marker else 1)
+    return name
 
 
 def eventually(done, seconds: float = 30.0) -> bool:

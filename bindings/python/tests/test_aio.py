@@ -525,7 +525,6 @@ def test_commit_after_a_cancelled_poll_covers_only_returned_records(
 
 @pytest.mark.parametrize("how", ["poll", "async-for"])
 def test_close_ends_a_waiting_poll(exactly_broker, topic, how):
-    exactly_broker.create_topic(topic)
 
     async def main():
         c = exactly.aio.Consumer(exactly_broker.bootstrap_servers, "aio-g4",

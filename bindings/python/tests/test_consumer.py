@@ -8,8 +8,8 @@ import exactly
 
 
 def fill(broker, topic, n, partitions=1):
-    if partitions > 1:
-        broker.create_topic(topic, partitions)
+    """n records, over `partitions` partitions of the topic (made by the
+    `topic` fixture: its `partitions` marker says how many)."""
     with exactly.Producer(broker.bootstrap_servers) as p:
         for i in range(n):
             p.send(topic, f"v{i}", key=f"k{i}",
@@ -80,6 +80,7 @@ def test_async_commit_callback_runs_in_poll(exactly_broker, topic):
     assert exactly_broker.committed_offset("async", topic) == 3
 
 
+@pytest.mark.partitions(2)
 def test_rebalance_callbacks_on_the_polling_thread(exactly_broker, topic):
     fill(exactly_broker, topic, 4, partitions=2)
     events = []

@@ -335,11 +335,11 @@ def test_checker_finds_each_violation():
 ISSUE_TRANSACTIONS = 400
 
 
+@pytest.mark.partitions(2)
 def test_abort_after_lost_responses_loses_no_committed_record(exactly_broker, topic):
     """One transactional producer, 2 partitions, 1 produce response in 4
     dropped; every second transaction aborted a few ms after its sends."""
     servers = exactly_broker.bootstrap_servers
-    exactly_broker.create_topic(topic, 2)
     history = History()
     exactly_broker.faults.drop_produce_responses(count=-1, one_in=4)
     with exactly.TransactionalProducer(servers, f"eos-issue16-{os.getpid()}",
@@ -371,12 +371,12 @@ def test_abort_after_lost_responses_loses_no_committed_record(exactly_broker, to
     assert_exactly_once(history, read)
 
 
+@pytest.mark.partitions(2)
 def test_transact_reruns_commit_each_call_once(exactly_broker, topic):
     """transact(fn) under dropped responses and abortable produce errors:
     the run of each call that returned is committed, every other run of it
     aborted; some calls raise on purpose in their first run."""
     servers = exactly_broker.bootstrap_servers
-    exactly_broker.create_topic(topic, 2)
     rng = random.Random(SEED)
     history = History()
     calls = 150
@@ -448,6 +448,7 @@ def test_transact_reruns_commit_each_call_once(exactly_broker, topic):
     assert_exactly_once(history, read)
 
 
+@pytest.mark.partitions(2)
 def test_processor_outputs_each_input_once(exactly_broker, topic):
     """The Processor over a pre-filled input under dropped produce
     responses; the transform raises once for a few chosen inputs, which
@@ -458,7 +459,6 @@ def test_processor_outputs_each_input_once(exactly_broker, topic):
     n = 600
     out = topic + "-out"
     group = f"eos-proc-{os.getpid()}"
-    exactly_broker.create_topic(topic, 2)
     exactly_broker.create_topic(out, 2)
     with exactly.Producer(servers) as producer:
         for i in range(n):
@@ -529,12 +529,12 @@ def test_processor_outputs_each_input_once(exactly_broker, topic):
 
 @pytest.mark.skipif(not hasattr(exactly, "SpooledProducer"),
                     reason="this build of exactly has no SpooledProducer (the SDK's spool)")
+@pytest.mark.partitions(2)
 def test_spooled_producer_delivers_each_record_once(exactly_broker, topic, tmp_path):
     """The spool in exactly-once mode under dropped produce responses and a
     few abortable produce errors (its drainer aborts and sends again): each
     record whose send returned is in Kafka once, in order."""
     servers = exactly_broker.bootstrap_servers
-    exactly_broker.create_topic(topic, 2)
     rng = random.Random(SEED)
     history = History()
     errors = []

@@ -10,7 +10,6 @@ from conftest import read_committed
 
 def test_abort_transaction_releases_read_committed(exactly_broker, topic):
     servers = exactly_broker.bootstrap_servers
-    exactly_broker.create_topic(topic, 1)
     with exactly.TransactionalProducer(servers, "left-open") as txn:
         txn.begin()
         txn.send(topic, value=b"never-committed", partition=0)

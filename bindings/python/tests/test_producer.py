@@ -40,11 +40,11 @@ def test_wrong_types_are_refused(exactly_broker, topic):
             p.send(None, b"v")
 
 
+@pytest.mark.partitions(2)
 def test_send_parses_its_arguments_like_a_python_function(exactly_broker,
                                                           topic):
     # send() is a hand-written CPython function (fast_send.cc): its
     # signature must behave like the documented one.
-    exactly_broker.create_topic(topic, 2)
     with exactly.Producer(exactly_broker.bootstrap_servers) as p:
         p.send(topic=topic, value=b"kw", key=b"k", partition=0)
         p.send(topic, b"p1", partition=1, timestamp_ms=1_700_000_000_000)
@@ -72,8 +72,8 @@ def test_send_parses_its_arguments_like_a_python_function(exactly_broker,
     assert p1.value == b"p1" and p1.timestamp_ms == 1_700_000_000_000
 
 
+@pytest.mark.partitions(3)
 def test_headers_partition_timestamp(exactly_broker, topic):
-    exactly_broker.create_topic(topic, 3)
     with exactly.Producer(exactly_broker.bootstrap_servers) as p:
         p.send(topic, b"v1", partition=2, timestamp_ms=1234,
                headers=[("a", b"1"), ("b", None), ("a", "2")])
@@ -160,12 +160,12 @@ def test_send_batch(exactly_broker, topic):
         (None, b"i")]
 
 
+@pytest.mark.partitions(4)
 def test_send_batch_puts_each_keyless_chunk_in_one_partition(exactly_broker,
                                                              topic):
     # Keyless records without a partition go chunk by chunk (1,024 records)
     # to one partition chosen at random, as Kafka's sticky partitioner does;
     # keyed records still follow their key.
-    exactly_broker.create_topic(topic, partitions=4)
     chunk = 1024
     values = [b"v%d" % i for i in range(16 * chunk)]
     keyed = [(b"key-%d" % (i % 7), b"k%d" % i) for i in range(700)]
@@ -196,13 +196,13 @@ def test_send_batch_puts_each_keyless_chunk_in_one_partition(exactly_broker,
     assert len(key_partitions) == 7
 
 
+@pytest.mark.partitions(3)
 def test_close_from_another_thread_while_send_batch_waits(exactly_broker,
                                                            topic):
     # send_batch waits for room (and asks for metadata) with the GIL
     # released; a close() from another thread meanwhile must wait for it,
     # not destroy the handles under it. The sender then raises, and close
     # has flushed every record queued before: each is in the log once.
-    exactly_broker.create_topic(topic, partitions=3)
     exactly_broker.faults.add_latency(0.05)
     values = [b"%d" % i for i in range(50_000)]
     p = exactly.Producer(exactly_broker.bootstrap_servers,

@@ -432,9 +432,9 @@ def test_collector_summarises_a_producers_librdkafka_statistics(
 
 
 @needs_prometheus_client
+@pytest.mark.partitions(3)
 def test_collector_summarises_a_consumers_lag_and_watermarks(exactly_broker,
                                                              topic):
-    exactly_broker.create_topic(topic, 3)
     with exactly.Producer(exactly_broker.bootstrap_servers) as p:
         for i in range(30):
             p.send(topic, value=f"v{i}", key=f"k{i}")

@@ -73,9 +73,11 @@ def test_ctrl_c_interrupts_a_commit(exactly_broker, topic):
 
 
 def test_the_gil_is_released_while_poll_blocks(exactly_broker, topic):
-    # With a 10 s switch interval the main thread never hands the GIL over
-    # while it runs Python: the counter can only move while poll blocks
-    # with the GIL released.
+    # With a 2 s switch interval the main thread never hands the GIL over
+    # while it runs Python (the few statements between polling.set() and
+    # poll take microseconds): the counter can only move while poll blocks
+    # with the GIL released. (Each hand-over back costs up to one interval:
+    # the test takes 3-5 s.)
     ticks = [0]
     polling = threading.Event()
     finished = threading.Event()
@@ -90,7 +92,7 @@ def test_the_gil_is_released_while_poll_blocks(exactly_broker, topic):
         counter = threading.Thread(target=count)
         counter.start()
         old = sys.getswitchinterval()
-        sys.setswitchinterval(10)
+        sys.setswitchinterval(2)
         try:
             polling.set()
             before = ticks[0]
