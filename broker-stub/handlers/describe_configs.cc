@@ -210,7 +210,7 @@ bool Sensitive(const std::string& name) {
 
 // A BROKER resource: this broker's own (`per_broker`: every config, the
 // dynamic values first) or the cluster-wide default (only the configs set
-// there, without the per-broker layer), as Kafka's ConfigHelper lists them.
+// there, with that value as its only synonym), as Kafka 3.9 lists them.
 void DescribeBroker(const std::vector<BrokerConfig>& broker,
                     const DynamicBrokerConfigs& dynamic, bool per_broker,
                     const DescribeConfigsRequest::Resource& resource,
@@ -241,7 +241,10 @@ void DescribeBroker(const std::vector<BrokerConfig>& broker,
           {name, shown(it->second), kSourceDynamicDefaultBrokerConfig, {}});
     std::optional<std::string> value =
         synonyms.empty() ? std::nullopt : synonyms.front().value;
-    if (const BrokerConfig* bc = FindBrokerConfig(broker, name)) {
+    // The cluster-wide default lists its own value only (as Kafka does).
+    const BrokerConfig* bc =
+        per_broker ? FindBrokerConfig(broker, name) : nullptr;
+    if (bc != nullptr) {
       if (synonyms.empty()) value = shown(bc->value);
       synonyms.push_back({bc->name, shown(bc->value), bc->source, {}});
     }
