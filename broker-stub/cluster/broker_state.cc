@@ -296,6 +296,9 @@ absl::Status BrokerState::Load() {
         return absl::OkStatus();
       });
   if (!s.ok()) return s;
+  // Topics without an override inherit the dynamic broker configs kept here.
+  ApplyDynamicBrokerConfigs(*this, LoadDynamicBrokerConfigs(*this),
+                            /*enforce_retention=*/false);
   int64_t batches = 0;
   for (const auto& [name, topic] : topics_.all()) {
     for (const auto& partition : topic->partitions) {

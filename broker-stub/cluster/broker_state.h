@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "cluster/api_error.h"
 #include "cluster/commit_pipeline.h"
+#include "cluster/dynamic_broker_config.h"
 #include "cluster/topic.h"
 #include "exactly/broker/broker.h"
 #include "exactly/broker/faults.h"
@@ -125,6 +126,15 @@ class BrokerState {
   // The topic, created with the default partition count if auto-creation allows
   // and asked.
   Topic* FindTopic(std::string_view name, bool auto_create);
+  // The dynamic broker configs this broker goes by
+  // (cluster/dynamic_broker_config.h); ApplyDynamicBrokerConfigs sets them.
+  const DynamicBrokerConfigs& dynamic_configs() const {
+    return dynamic_configs_;
+  }
+  void set_dynamic_configs(DynamicBrokerConfigs configs) {
+    dynamic_configs_ = std::move(configs);
+  }
+
   // The topic's min.insync.replicas, or this broker's default when the topic
   // does not set one.
   int32_t MinInsyncReplicas(const Topic& topic) const;
@@ -164,6 +174,7 @@ class BrokerState {
   std::unique_ptr<Store> store_;
   std::unique_ptr<CommitPipeline> commits_;
   TopicRegistry topics_;
+  DynamicBrokerConfigs dynamic_configs_;
   std::unique_ptr<TransactionCoordinator> transactions_;
   int64_t next_producer_id_ = 1;
   int64_t producer_id_block_left_ = 0;  // in a cluster

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "cluster/consumer_offsets_log.h"
 #include "cluster/retention.h"
 #include "cluster/topic_admin.h"
@@ -82,6 +83,7 @@ void TakeUpConfigs(BrokerState& b, Topic& topic,
                    const std::map<std::string, std::string>& configs) {
   if (topic.config.explicit_values() == configs) return;
   topic.config = ControllerConfig(topic.name, configs);
+  topic.config.SetInherited(b.topics().inherited());
   b.PersistTopic(topic);
   for (const auto& partition : topic.partitions)
     EnforceRetention(b, *partition);
@@ -97,6 +99,18 @@ void ApplyClusterMetadata(BrokerState& b,
   // brokers, needs nothing: most snapshots change a few partitions.
   const bool same_brokers =
       applied != nullptr && applied->brokers == metadata->brokers;
+  // The dynamic broker configs: the cluster-wide default and this broker's
+  // own, which topics without an override inherit.
+  DynamicBrokerConfigs dynamic;
+  if (auto it = metadata->broker_configs.find("");
+      it != metadata->broker_configs.end())
+    dynamic.cluster_default = it->second;
+  if (auto it =
+          metadata->broker_configs.find(absl::StrCat(b.options().node_id));
+      it != metadata->broker_configs.end())
+    dynamic.per_broker = it->second;
+  if (!(dynamic == b.dynamic_configs()))
+    ApplyDynamicBrokerConfigs(b, std::move(dynamic));
   for (const auto& [name, placement] : metadata->topics) {
     if (same_brokers) {
       auto before = applied->topics.find(name);

@@ -37,10 +37,16 @@ Topic& TopicRegistry::Add(std::string name, uint32_t id, int32_t partitions,
   topic->name = name;
   topic->id = id;
   topic->config = std::move(config);
+  topic->config.SetInherited(inherited_);
   Grow(*topic, partitions);
   Topic& ref = *topic;
   topics_[std::move(name)] = std::move(topic);
   return ref;
+}
+
+void TopicRegistry::SetInherited(TopicConfig::Inherited inherited) {
+  inherited_ = std::move(inherited);
+  for (auto& entry : topics_) entry.second->config.SetInherited(inherited_);
 }
 
 void TopicRegistry::Grow(Topic& topic, int32_t total) {

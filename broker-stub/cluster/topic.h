@@ -49,9 +49,14 @@ class TopicRegistry {
   // Adds partitions up to `total`.
   void Grow(Topic& topic, int32_t total);
   void Remove(std::string_view name);
+  // The values every topic inherits from the broker's dynamic configs: given
+  // to every topic now and to each one added later.
+  void SetInherited(TopicConfig::Inherited inherited);
+  const TopicConfig::Inherited& inherited() const { return inherited_; }
 
  private:
   std::map<std::string, std::unique_ptr<Topic>, std::less<>> topics_;
+  TopicConfig::Inherited inherited_;
 };
 
 // The durable form of a topic's definition (not its data).

@@ -272,6 +272,7 @@ ApiError AlterTopicConfigs(BrokerState& b, std::string_view name,
     controller->SetTopicConfigs(name, overrides);
     controller->SetUncleanLeaderElection(name, unclean);
   }
+  config.SetInherited(topic->config.inherited());
   topic->config = std::move(config);
   b.PersistTopic(*topic);
   LogInfo("topic ", topic->name, " configs now: ",

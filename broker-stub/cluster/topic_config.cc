@@ -210,9 +210,21 @@ absl::Status TopicConfig::Set(std::string_view name,
   return absl::OkStatus();
 }
 
+void TopicConfig::SetInherited(Inherited inherited) {
+  inherited_ = std::move(inherited);
+  Reparse();
+}
+
+const std::string* TopicConfig::FindInherited(std::string_view name) const {
+  if (!inherited_) return nullptr;
+  auto it = inherited_->find(std::string(name));
+  return it == inherited_->end() ? nullptr : &it->second;
+}
+
 std::string TopicConfig::Get(std::string_view name) const {
   auto it = explicit_.find(std::string(name));
   if (it != explicit_.end()) return it->second;
+  if (const std::string* inherited = FindInherited(name)) return *inherited;
   const TopicConfigDefinition* d = FindTopicConfigDefinition(name);
   return d == nullptr ? std::string() : std::string(d->default_value);
 }
@@ -222,7 +234,8 @@ void TopicConfig::Reparse() {
   (void)absl::SimpleAtoi(Get("retention.ms"), &retention_ms_);
   (void)absl::SimpleAtoi(Get("max.message.bytes"), &max_message_bytes_);
   min_insync_replicas_.reset();
-  if (int32_t v = 0; IsExplicit("min.insync.replicas") &&
+  if (int32_t v = 0; (IsExplicit("min.insync.replicas") ||
+                      FindInherited("min.insync.replicas") != nullptr) &&
                      absl::SimpleAtoi(Get("min.insync.replicas"), &v))
     min_insync_replicas_ = v;
   log_append_time_ = Get("message.timestamp.type") == "LogAppendTime";

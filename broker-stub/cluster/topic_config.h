@@ -15,11 +15,17 @@
 //   and delete.retention.ms.
 // The others are validated, stored and described. Unknown names are rejected
 // (INVALID_CONFIG).
+//
+// A config the topic does not override takes the value of the broker's
+// dynamic config it defaults from (cluster/dynamic_broker_config.h), when one
+// is set, else its default: the broker hands every topic the same inherited
+// values (SetInherited) and replaces them when a dynamic config changes.
 #ifndef EXACTLY_BROKER_CLUSTER_TOPIC_CONFIG_H_
 #define EXACTLY_BROKER_CLUSTER_TOPIC_CONFIG_H_
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,8 +89,16 @@ class TopicConfig {
   absl::Status Set(std::string_view name,
                    std::optional<std::string_view> value);
 
-  // The effective value (explicit or default) and whether it was set
-  // explicitly.
+  // The values inherited from the broker's dynamic configs, by topic config
+  // name (null: none). Reparses.
+  using Inherited = std::shared_ptr<const std::map<std::string, std::string>>;
+  void SetInherited(Inherited inherited);
+  const Inherited& inherited() const { return inherited_; }
+  // The inherited value of `name`, if any.
+  const std::string* FindInherited(std::string_view name) const;
+
+  // The effective value (explicit, else inherited, else default) and whether
+  // it was set explicitly.
   std::string Get(std::string_view name) const;
   bool IsExplicit(std::string_view name) const {
     return explicit_.count(std::string(name));
@@ -98,7 +112,8 @@ class TopicConfig {
   int64_t retention_ms() const { return retention_ms_; }
   int32_t max_message_bytes() const { return max_message_bytes_; }
   bool log_append_time() const { return log_append_time_; }
-  // The topic's own min.insync.replicas; unset: the broker's default applies
+  // The topic's own min.insync.replicas (or the dynamic broker config's);
+  // unset: the broker's static default applies
   // (BrokerState::MinInsyncReplicas).
   std::optional<int32_t> min_insync_replicas() const {
     return min_insync_replicas_;
@@ -112,6 +127,7 @@ class TopicConfig {
   void Reparse();
 
   std::map<std::string, std::string> explicit_;
+  Inherited inherited_;
   int64_t retention_bytes_ = -1;
   int64_t retention_ms_ = -1;
   int32_t max_message_bytes_ = 1048588;

@@ -69,6 +69,9 @@ struct ClusterMetadata {
   std::map<int32_t, BrokerInfo> brokers;
   std::map<std::string, std::shared_ptr<const TopicPlacement>, std::less<>>
       topics;
+  // Dynamic broker configs by BROKER resource name: "" the cluster-wide
+  // default, "<node id>" one broker's own (cluster/dynamic_broker_config.h).
+  std::map<std::string, std::map<std::string, std::string>> broker_configs;
 
   const BrokerInfo* broker(int32_t node_id) const;
   const TopicPlacement* topic(std::string_view name) const;

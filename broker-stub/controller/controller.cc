@@ -383,6 +383,18 @@ void Controller::SetTopicConfigs(std::string_view name,
   (void)Publish(std::move(next));  // logged there
 }
 
+void Controller::SetBrokerConfigs(const std::string& resource_name,
+                                  std::map<std::string, std::string> configs) {
+  std::lock_guard lock(change_mu_);
+  auto next = Copy();
+  if (configs.empty()) {
+    next->broker_configs.erase(resource_name);
+  } else {
+    next->broker_configs[resource_name] = std::move(configs);
+  }
+  (void)Publish(std::move(next));  // logged there
+}
+
 void Controller::SetUncleanLeaderElection(std::string_view name, bool enabled) {
   std::lock_guard lock(change_mu_);
   const TopicPlacement* existing = metadata()->topic(name);

@@ -108,6 +108,10 @@ class Controller {
   // Replaces the topic's config overrides (checked by the broker).
   void SetTopicConfigs(std::string_view name,
                        std::map<std::string, std::string> configs);
+  // Replaces the dynamic configs of BROKER resource `resource_name` ("": the
+  // cluster-wide default; checked by the broker). Every broker takes them up.
+  void SetBrokerConfigs(const std::string& resource_name,
+                        std::map<std::string, std::string> configs);
 
   // A block of producer ids no other broker gets, as Kafka's controller hands
   // out AllocateProducerIds blocks: [first, first + count).

@@ -22,7 +22,9 @@ namespace {
 // "EXCS" (exactly controller state), then the format version: a file of
 // another format is refused by name, not misread.
 constexpr int32_t kMagic = 0x45584353;
-constexpr int16_t kFormat = 1;
+// Format 2 adds the dynamic broker configs; a format 1 file (without them)
+// still loads.
+constexpr int16_t kFormat = 2;
 constexpr char kFileName[] = "controller.state";
 
 // The snapshot as flat lists, so one Serde function both writes and reads it
@@ -39,9 +41,13 @@ struct StoredState {
   int64_t next_producer_id = 1;
   std::vector<BrokerInfo> brokers;
   std::vector<StoredTopic> topics;
+  // Dynamic broker configs: (resource name, [(name, value)]).
+  std::vector<
+      std::pair<std::string, std::vector<std::pair<std::string, std::string>>>>
+      broker_configs;
 
   template <class Io>
-  void Serde(Io& io) {
+  void Serde(Io& io, int16_t format = kFormat) {
     io.Int64(version);
     io.Int64(next_producer_id);
     io.Array(brokers, [&](BrokerInfo& b) {
@@ -63,6 +69,14 @@ struct StoredState {
         io.Int32(p.leader_epoch);
         io.Int32(p.partition_epoch);
         io.Array(p.isr, [&](int32_t& r) { io.Int32(r); });
+      });
+    });
+    if (format < 2) return;
+    io.Array(broker_configs, [&](auto& resource) {
+      io.String(resource.first);
+      io.Array(resource.second, [&](std::pair<std::string, std::string>& c) {
+        io.String(c.first);
+        io.String(c.second);
       });
     });
   }
@@ -123,6 +137,11 @@ std::string EncodeControllerState(const ClusterMetadata& metadata,
     t.configs.assign(placement->configs.begin(), placement->configs.end());
     t.partitions = placement->partitions;
   }
+  for (const auto& [name, configs] : metadata.broker_configs) {
+    state.broker_configs.emplace_back(
+        name, std::vector<std::pair<std::string, std::string>>(configs.begin(),
+                                                               configs.end()));
+  }
   std::string body;
   protocol::Encoder body_encoder(&body, 0, false);
   state.Serde(body_encoder);
@@ -151,7 +170,7 @@ absl::StatusOr<ControllerState> DecodeControllerState(std::string_view bytes) {
                                             header.status().message()));
   if (magic != kMagic)
     return absl::DataLossError("not a controller state file (bad magic)");
-  if (format != kFormat)
+  if (format != kFormat && format != 1)
     return absl::DataLossError(
         absl::StrCat("controller state format ", format, " is not ", kFormat));
   if (crc32c::Value(body) != crc)
@@ -161,7 +180,7 @@ absl::StatusOr<ControllerState> DecodeControllerState(std::string_view bytes) {
 
   StoredState state;
   protocol::Decoder decoder(body, 0, false);
-  state.Serde(decoder);
+  state.Serde(decoder, format);
   if (!decoder.ok() || decoder.remaining() != 0)
     return absl::DataLossError(absl::StrCat(
         "controller state does not parse: ",
@@ -181,6 +200,9 @@ absl::StatusOr<ControllerState> DecodeControllerState(std::string_view bytes) {
     placement->configs.insert(t.configs.begin(), t.configs.end());
     placement->partitions = std::move(t.partitions);
     out.metadata.topics[t.name] = std::move(placement);
+  }
+  for (auto& [name, configs] : state.broker_configs) {
+    out.metadata.broker_configs[name].insert(configs.begin(), configs.end());
   }
   return out;
 }

@@ -28,6 +28,8 @@ inline constexpr int8_t kResourceBrokerLogger = 8;
 
 // Config sources (Kafka's DescribeConfigsResponse.ConfigSource ids).
 inline constexpr int8_t kSourceTopicConfig = 1;  // DYNAMIC_TOPIC_CONFIG
+inline constexpr int8_t kSourceDynamicBrokerConfig = 2;
+inline constexpr int8_t kSourceDynamicDefaultBrokerConfig = 3;
 inline constexpr int8_t kSourceStaticBrokerConfig = 4;
 inline constexpr int8_t kSourceDefaultConfig = 5;
 

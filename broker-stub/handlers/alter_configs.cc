@@ -1,12 +1,12 @@
 // AlterConfigs (the legacy, whole-set form): each TOPIC resource's configs
 // become exactly the ones listed (every other config returns to its default),
 // validated first, with validate_only; retention changes take effect at once. A
-// BROKER resource (this broker's id or "") accepts an empty change only: none
-// of this broker's configs can change while it runs (INVALID_REQUEST, Kafka's
-// answer for a config that is not dynamic; Kafka accepts its dynamic ones, a
-// difference the README names). Answered once the new configs are durable.
+// BROKER resource (this broker's id, or "" for the cluster-wide default) gets
+// the listed dynamic broker configs as its whole dynamic set
+// (cluster/dynamic_broker_config.h). Answered once the new configs are
+// durable.
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "cluster/dynamic_broker_config.h"
 #include "cluster/topic_admin.h"
 #include "handlers/admin_handlers.h"
 
@@ -15,18 +15,6 @@ namespace exactly::broker {
 namespace {
 
 using protocol::ErrorCode;
-
-template <class Resource>
-ApiError AlterBroker(const BrokerState& b, const Resource& resource) {
-  ApiError error = CheckBrokerResourceName(b, resource.resource_name,
-                                           /*allow_empty=*/true);
-  if (!error.ok() || resource.configs.empty()) return error;
-  std::vector<std::string> names;
-  for (const auto& c : resource.configs) names.push_back(c.name);
-  return Error(ErrorCode::kInvalidRequest,
-               absl::StrCat("Cannot update these configs dynamically: ",
-                            absl::StrJoin(names, ", ")));
-}
 
 }  // namespace
 
@@ -51,7 +39,16 @@ void HandleAlterConfigs(BrokerState& b, const RequestHeader& h,
       error = AlterTopicConfigs(b, resource.resource_name, changes,
                                 /*replace_all=*/true, request.validate_only);
     } else if (resource.resource_type == kResourceBroker) {
-      error = AlterBroker(b, resource);
+      error = CheckBrokerResourceName(b, resource.resource_name,
+                                      /*allow_empty=*/true);
+      if (error.ok()) {
+        std::vector<ConfigChange> changes;
+        for (const auto& c : resource.configs) {
+          changes.push_back({c.name, ConfigChange::Op::kSet, c.value});
+        }
+        error = AlterBrokerConfigs(b, resource.resource_name, changes,
+                                   /*replace_all=*/true, request.validate_only);
+      }
     } else {
       error = Error(ErrorCode::kInvalidRequest,
                     absl::StrCat("Unsupported resource type: ",

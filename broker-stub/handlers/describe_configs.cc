@@ -2,17 +2,26 @@
 // keys asked for) with their source as Kafka reports it: DYNAMIC_TOPIC_CONFIG
 // for the topic's overrides, otherwise the source of the broker config it
 // defaults from (DEFAULT_CONFIG, or STATIC_BROKER_CONFIG when the broker was
-// started with it), with synonyms from v1 when asked and IsDefault in v0. A
-// BROKER resource named by this broker's id lists the broker's configs (all
-// read-only: none can change while it runs); "" lists the cluster-wide dynamic
-// defaults (none). Other broker ids get INVALID_REQUEST, as from Kafka.
+// started with it), with synonyms from v1 when asked and IsDefault in v0; a
+// dynamic broker config the topic inherits shows as DYNAMIC_BROKER_CONFIG or
+// DYNAMIC_DEFAULT_BROKER_CONFIG. A BROKER resource named by this broker's id
+// lists the broker's configs with their dynamic values first (synonyms in
+// Kafka's order: DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG,
+// STATIC_BROKER_CONFIG, DEFAULT_CONFIG; read-only unless dynamic); "" lists
+// the cluster-wide dynamic defaults. Other broker ids get INVALID_REQUEST, as
+// from Kafka.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cluster/dynamic_broker_config.h"
 #include "controller/controller.h"
 #include "handlers/admin_handlers.h"
 
@@ -157,6 +166,7 @@ DescribeConfigsResponse::Config MakeConfig(
 }
 
 void DescribeTopic(const Topic& topic, const std::vector<BrokerConfig>& broker,
+                   const DynamicBrokerConfigs& dynamic,
                    const DescribeConfigsRequest::Resource& resource,
                    bool include_synonyms,
                    DescribeConfigsResponse::Result& result) {
@@ -168,6 +178,20 @@ void DescribeTopic(const Topic& topic, const std::vector<BrokerConfig>& broker,
       value = topic.config.Get(d.name);
       synonyms.push_back({std::string(d.name), value, kSourceTopicConfig, {}});
     }
+    if (!d.broker_synonym.empty() &&
+        topic.config.FindInherited(d.name) != nullptr) {
+      // Inherited from a dynamic broker config: its layers, highest first.
+      std::string synonym(d.broker_synonym);
+      for (const auto& [layer, source] :
+           {std::pair(&dynamic.per_broker, kSourceDynamicBrokerConfig),
+            std::pair(&dynamic.cluster_default,
+                      kSourceDynamicDefaultBrokerConfig)}) {
+        auto it = layer->find(synonym);
+        if (it == layer->end()) continue;
+        if (synonyms.empty()) value = it->second;
+        synonyms.push_back({synonym, it->second, source, {}});
+      }
+    }
     if (const BrokerConfig* bc = FindBrokerConfig(broker, d.broker_synonym)) {
       if (synonyms.empty()) value = bc->value;
       synonyms.push_back({bc->name, bc->value, bc->source, {}});
@@ -178,15 +202,60 @@ void DescribeTopic(const Topic& topic, const std::vector<BrokerConfig>& broker,
   }
 }
 
+// Kafka hides the values of password configs (and of a JAAS config).
+bool Sensitive(const std::string& name) {
+  return absl::EndsWith(name, ".password") ||
+         absl::EndsWith(name, "sasl.jaas.config");
+}
+
+// A BROKER resource: this broker's own (`per_broker`: every config, the
+// dynamic values first) or the cluster-wide default (only the configs set
+// there, with that value as its only synonym), as Kafka 3.9 lists them.
 void DescribeBroker(const std::vector<BrokerConfig>& broker,
+                    const DynamicBrokerConfigs& dynamic, bool per_broker,
                     const DescribeConfigsRequest::Resource& resource,
                     bool include_synonyms,
                     DescribeConfigsResponse::Result& result) {
-  for (const BrokerConfig& bc : broker) {
-    if (!Wanted(resource, bc.name)) continue;
-    result.configs.push_back(MakeConfig(bc.name, bc.value,
-                                        {{bc.name, bc.value, bc.source, {}}},
-                                        /*read_only=*/true, include_synonyms));
+  std::set<std::string> names;
+  for (const auto& entry : dynamic.cluster_default) names.insert(entry.first);
+  if (per_broker) {
+    for (const auto& entry : dynamic.per_broker) names.insert(entry.first);
+    for (const BrokerConfig& bc : broker) names.insert(bc.name);
+  }
+  for (const std::string& name : names) {
+    if (!Wanted(resource, name)) continue;
+    const bool sensitive = Sensitive(name);
+    auto shown = [&](const std::string& v) {
+      return sensitive ? std::optional<std::string>() : v;
+    };
+    std::vector<DescribeConfigsResponse::Synonym> synonyms;
+    if (per_broker) {
+      if (auto it = dynamic.per_broker.find(name);
+          it != dynamic.per_broker.end())
+        synonyms.push_back(
+            {name, shown(it->second), kSourceDynamicBrokerConfig, {}});
+    }
+    if (auto it = dynamic.cluster_default.find(name);
+        it != dynamic.cluster_default.end())
+      synonyms.push_back(
+          {name, shown(it->second), kSourceDynamicDefaultBrokerConfig, {}});
+    std::optional<std::string> value =
+        synonyms.empty() ? std::nullopt : synonyms.front().value;
+    // The cluster-wide default lists its own value only (as Kafka does).
+    const BrokerConfig* bc =
+        per_broker ? FindBrokerConfig(broker, name) : nullptr;
+    if (bc != nullptr) {
+      if (synonyms.empty()) value = shown(bc->value);
+      synonyms.push_back({bc->name, shown(bc->value), bc->source, {}});
+    }
+    const DynamicMode mode = BrokerConfigMode(name);
+    const bool read_only =
+        mode != DynamicMode::kClusterWide && mode != DynamicMode::kPerBroker;
+    DescribeConfigsResponse::Config c =
+        MakeConfig(name, "", std::move(synonyms), read_only, include_synonyms);
+    c.value = std::move(value);
+    c.is_sensitive = sensitive;
+    result.configs.push_back(std::move(c));
   }
 }
 
@@ -237,7 +306,8 @@ void HandleDescribeConfigs(BrokerState& b, const RequestHeader& h,
         error =
             Error(ErrorCode::kInvalidTopicException, std::string(s.message()));
       } else if (const Topic* topic = b.topics().Find(resource.resource_name)) {
-        DescribeTopic(*topic, broker, resource, include_synonyms, result);
+        DescribeTopic(*topic, broker, b.dynamic_configs(), resource,
+                      include_synonyms, result);
       } else {
         error = Error(ErrorCode::kUnknownTopicOrPartition,
                       absl::StrCat("The topic '", resource.resource_name,
@@ -246,9 +316,11 @@ void HandleDescribeConfigs(BrokerState& b, const RequestHeader& h,
     } else if (resource.resource_type == kResourceBroker) {
       error = CheckBrokerResourceName(b, resource.resource_name,
                                       /*allow_empty=*/true);
-      // "" names the cluster-wide dynamic defaults: there are none.
-      if (error.ok() && !resource.resource_name.empty()) {
-        DescribeBroker(broker, resource, include_synonyms, result);
+      // "" names the cluster-wide dynamic defaults.
+      if (error.ok()) {
+        DescribeBroker(broker, b.dynamic_configs(),
+                       /*per_broker=*/!resource.resource_name.empty(), resource,
+                       include_synonyms, result);
       }
     } else if (resource.resource_type == kResourceBrokerLogger) {
       // No logger levels can be set on this broker: an empty list.

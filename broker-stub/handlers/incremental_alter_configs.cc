@@ -3,15 +3,17 @@
 // configs, all validated before any applies, with validate_only; retention
 // changes take effect at once. A resource listed twice, a key listed twice in
 // one resource, a null value for anything but DELETE or an unknown operation
-// get INVALID_REQUEST, as from Kafka. BROKER and BROKER_LOGGER resources (this
-// broker's id) accept an empty change only (a broker config: INVALID_REQUEST,
-// as Kafka refuses one that is not dynamic). Answered once the new configs are
-// durable.
+// get INVALID_REQUEST, as from Kafka. A BROKER resource (this broker's id, or
+// "" for the cluster-wide default) takes the same operations on its dynamic
+// broker configs (cluster/dynamic_broker_config.h). BROKER_LOGGER (this
+// broker's id) accepts an empty change only: no logger can be set. Answered
+// once the new configs are durable.
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cluster/dynamic_broker_config.h"
 #include "cluster/topic_admin.h"
 #include "handlers/admin_handlers.h"
 
@@ -22,21 +24,26 @@ namespace {
 using protocol::ErrorCode;
 using protocol::IncrementalAlterConfigsRequest;
 
-ApiError AlterBroker(const BrokerState& b,
+std::vector<ConfigChange> Changes(
+    const IncrementalAlterConfigsRequest::Resource& resource) {
+  std::vector<ConfigChange> changes;
+  for (const auto& c : resource.configs) {
+    changes.push_back(
+        {c.name, static_cast<ConfigChange::Op>(c.config_operation), c.value});
+  }
+  return changes;
+}
+
+ApiError AlterLogger(const BrokerState& b,
                      const IncrementalAlterConfigsRequest::Resource& resource) {
-  bool logger = resource.resource_type == kResourceBrokerLogger;
   ApiError error = CheckBrokerResourceName(b, resource.resource_name,
-                                           /*allow_empty=*/!logger);
+                                           /*allow_empty=*/false);
   if (!error.ok() || resource.configs.empty()) return error;
   std::vector<std::string> names;
   for (const auto& c : resource.configs) names.push_back(c.name);
-  // Kafka: INVALID_REQUEST for a broker config that is not dynamic (none is,
-  // here).
-  return Error(
-      logger ? ErrorCode::kInvalidConfig : ErrorCode::kInvalidRequest,
-      absl::StrCat(logger ? "No such logger on this broker: "
-                          : "Cannot update these configs dynamically: ",
-                   absl::StrJoin(names, ", ")));
+  return Error(ErrorCode::kInvalidConfig,
+               absl::StrCat("No such logger on this broker: ",
+                            absl::StrJoin(names, ", ")));
 }
 
 }  // namespace
@@ -63,17 +70,18 @@ void HandleIncrementalAlterConfigs(BrokerState& b, const RequestHeader& h,
                !denied.ok()) {
       error = std::move(denied);
     } else if (resource.resource_type == kResourceTopic) {
-      std::vector<ConfigChange> changes;
-      for (const auto& c : resource.configs) {
-        changes.push_back({c.name,
-                           static_cast<ConfigChange::Op>(c.config_operation),
-                           c.value});
-      }
-      error = AlterTopicConfigs(b, resource.resource_name, changes,
+      error = AlterTopicConfigs(b, resource.resource_name, Changes(resource),
                                 /*replace_all=*/false, request.validate_only);
-    } else if (resource.resource_type == kResourceBroker ||
-               resource.resource_type == kResourceBrokerLogger) {
-      error = AlterBroker(b, resource);
+    } else if (resource.resource_type == kResourceBroker) {
+      error = CheckBrokerResourceName(b, resource.resource_name,
+                                      /*allow_empty=*/true);
+      if (error.ok()) {
+        error =
+            AlterBrokerConfigs(b, resource.resource_name, Changes(resource),
+                               /*replace_all=*/false, request.validate_only);
+      }
+    } else if (resource.resource_type == kResourceBrokerLogger) {
+      error = AlterLogger(b, resource);
     } else {
       error = Error(ErrorCode::kInvalidRequest,
                     absl::StrCat("Unsupported resource type: ",

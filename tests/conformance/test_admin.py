@@ -418,17 +418,14 @@ BROKER_KEYS = ["auto.create.topics.enable", "num.partitions", "log.cleanup.polic
                "offsets.topic.replication.factor", "transaction.state.log.replication.factor",
                "transaction.state.log.min.isr", "unclean.leader.election.enable"]
 RETENTION_KEYS = ["log.retention.hours", "log.retention.ms", "log.retention.bytes"]
-DYNAMIC = ("not implemented yet: no setting of the bundled broker can change while it runs, so "
-           "it reports every broker config read-only and refuses changes to them with "
-           "INVALID_REQUEST, Kafka's answer for a static config; Kafka accepts its dynamic "
-           "broker configs (KIP-226: message.max.bytes, log.retention.ms, compression.type...)")
 
 
-@scenario(differs={"read_only": DYNAMIC, "retention": RETENTION})
+@scenario(differs={"retention": RETENTION})
 def test_describe_configs_broker(broker):
     """The BROKER resource, named by the broker's id: well-known settings' values and sources
-    (DEFAULT_CONFIG unless the broker was started with another value); another broker's id:
-    INVALID_REQUEST (a broker describes only itself)."""
+    (DEFAULT_CONFIG unless the broker was started with another value), read-only unless Kafka
+    can change them while it runs (KIP-226: message.max.bytes, log.cleanup.policy...);
+    another broker's id: INVALID_REQUEST (a broker describes only itself)."""
     node = str(_node_id(broker))
     facts = _config_facts(_describe(broker, BROKER, node, BROKER_KEYS + RETENTION_KEYS,
                                     version=1))
@@ -518,7 +515,7 @@ def test_alter_configs_topic_replaces_all(broker):
     return out
 
 
-@scenario(differs={"dynamic": DYNAMIC})
+@scenario
 def test_alter_configs_broker(broker):
     """Broker configs altered on the broker's own id (validate_only, so that the shared Kafka
     keeps its settings): a dynamic one (log.retention.ms, message.max.bytes) or an unknown
@@ -540,3 +537,149 @@ def test_alter_configs_broker(broker):
         "other broker": _alter(broker, BROKER, str(int(node) + 1000),
                                {"log.retention.ms": "3600000"}, validate_only=True),
     }
+
+
+# --- Dynamic broker configs (KIP-226) ------------------------------------------------------------
+
+# A dynamic broker config whose change leaves the shared Kafka's other scenarios alone: the
+# broker default of the topic config delete.retention.ms.
+DYN_KEY = "log.cleaner.delete.retention.ms"
+DYN_TOPIC_KEY = "delete.retention.ms"
+
+
+def _dynamic_facts(broker, resource_type, name, keys):
+    return _config_facts(_describe(broker, resource_type, name, keys, synonyms=True,
+                                   version=1), with_synonyms=True)
+
+
+def _wait_for_topic_value(broker, topic, key, value):
+    """Dynamic configs reach a Kafka broker through its metadata log, a moment after the
+    answer: waits until the topic shows `value`."""
+    wait_until(lambda: _config_facts(_describe(broker, TOPIC, topic, [key]))[key][0] == value,
+               f"{key}={value} on topic {topic}")
+
+
+@scenario
+def test_dynamic_broker_config_cluster_default(broker):
+    """IncrementalAlterConfigs SET on the cluster-wide default (resource name ""): the default
+    resource lists it as DYNAMIC_DEFAULT_BROKER_CONFIG, the broker's own resource shows it
+    first in its synonyms, and a topic without an override inherits it with that source and
+    the broker config's name as synonym; DELETE returns everything to the default."""
+    node = str(_node_id(broker))
+    name = broker.topic()
+    out = {}
+    try:
+        out["set"] = _incremental(broker, BROKER, "", [(DYN_KEY, SET, "3600000")])
+        _wait_for_topic_value(broker, name, DYN_TOPIC_KEY, "3600000")
+        out["default resource"] = _dynamic_facts(broker, BROKER, "", [DYN_KEY])
+        out["broker resource"] = _dynamic_facts(broker, BROKER, node, [DYN_KEY])
+        out["topic"] = _dynamic_facts(broker, TOPIC, name, [DYN_TOPIC_KEY])
+    finally:
+        out["delete"] = _incremental(broker, BROKER, "", [(DYN_KEY, DELETE, None)])
+    _wait_for_topic_value(broker, name, DYN_TOPIC_KEY, "86400000")
+    out["default resource after delete"] = _dynamic_facts(broker, BROKER, "", [DYN_KEY])
+    out["topic after delete"] = _dynamic_facts(broker, TOPIC, name, [DYN_TOPIC_KEY])
+    return out
+
+
+@scenario
+def test_dynamic_broker_config_per_broker(broker):
+    """A broker's own value (resource name: its id) wins over the cluster-wide default: source
+    DYNAMIC_BROKER_CONFIG, synonyms in Kafka's order (DYNAMIC_BROKER_CONFIG,
+    DYNAMIC_DEFAULT_BROKER_CONFIG, DEFAULT_CONFIG), on the broker and on a topic; a topic's own
+    override wins over both; the legacy AlterConfigs replaces the broker's whole dynamic set."""
+    node = str(_node_id(broker))
+    name = broker.topic()
+    own = broker.topic(configs={DYN_TOPIC_KEY: "120000"})
+    out = {}
+    try:
+        out["default"] = _incremental(broker, BROKER, "", [(DYN_KEY, SET, "3600000")])
+        out["broker"] = _incremental(broker, BROKER, node, [(DYN_KEY, SET, "7200000")])
+        _wait_for_topic_value(broker, name, DYN_TOPIC_KEY, "7200000")
+        out["broker resource"] = _dynamic_facts(broker, BROKER, node, [DYN_KEY])
+        out["topic"] = _dynamic_facts(broker, TOPIC, name, [DYN_TOPIC_KEY])
+        out["topic override"] = _dynamic_facts(broker, TOPIC, own, [DYN_TOPIC_KEY])
+        out["broker delete"] = _incremental(broker, BROKER, node, [(DYN_KEY, DELETE, None)])
+        _wait_for_topic_value(broker, name, DYN_TOPIC_KEY, "3600000")
+        out["topic after broker delete"] = _dynamic_facts(broker, TOPIC, name, [DYN_TOPIC_KEY])
+        out["legacy set"] = _alter(broker, BROKER, node, {DYN_KEY: "1800000"})
+        _wait_for_topic_value(broker, name, DYN_TOPIC_KEY, "1800000")
+        out["legacy empty"] = _alter(broker, BROKER, node, {})
+        _wait_for_topic_value(broker, name, DYN_TOPIC_KEY, "3600000")
+    finally:
+        _incremental(broker, BROKER, node, [(DYN_KEY, DELETE, None)])
+        out["default delete"] = _incremental(broker, BROKER, "", [(DYN_KEY, DELETE, None)])
+    _wait_for_topic_value(broker, name, DYN_TOPIC_KEY, "86400000")
+    return out
+
+
+@scenario
+def test_dynamic_broker_config_refusals(broker):
+    """What a dynamic change may not do (all validate_only, so that nothing sticks on the
+    shared Kafka): a static setting (num.partitions, log.dirs, broker.id), a value of the wrong
+    type or out of range, a thread pool resized beyond double, an SSL setting without a
+    listener prefix, a per-broker setting on the cluster-wide default: INVALID_REQUEST; APPEND
+    to a config that is not a list: INVALID_CONFIG; an unknown name, APPEND to a list config
+    and a valid change: NONE; validate_only keeps nothing; another broker's id or a name
+    that is not a number: INVALID_REQUEST."""
+    node = str(_node_id(broker))
+
+    def check(name, changes):
+        return _incremental(broker, BROKER, name, changes, validate_only=True)
+
+    out = {
+        "static": [check("", [("num.partitions", SET, "3")]),
+                   check(node, [("log.dirs", SET, "/tmp/elsewhere")]),
+                   check(node, [("broker.id", SET, "7")]),
+                   _alter(broker, BROKER, "", {"auto.create.topics.enable": "false"},
+                          validate_only=True)],
+        "static next to a dynamic one": check("", [("num.partitions", SET, "3"),
+                                                   (DYN_KEY, SET, "3600000")]),
+        "not a number": check("", [("log.retention.ms", SET, "soon")]),
+        "below the minimum": check("", [("log.segment.bytes", SET, "3")]),
+        "thread pool beyond double": check("", [("num.io.threads", SET, "100")]),
+        "ssl without listener": check(node, [("ssl.keystore.location", SET, "/tmp/k.jks")]),
+        "per-broker on the default": [
+            check("", [("listener.name.plaintext.ssl.keystore.location", SET, "/tmp/k.jks")]),
+            check("", [("advertised.listeners", SET, "PLAINTEXT://localhost:9")])],
+        "append to non-list": check("", [("message.max.bytes", APPEND, "1")]),
+        "unknown name": [check("", [("no.such.config", SET, "1")]),
+                         check(node, [("no.such.config", SET, "1")])],
+        "append to list": check("", [("log.cleanup.policy", APPEND, "compact")]),
+        "valid": [check("", [(DYN_KEY, SET, "3600000"), ("num.io.threads", SET, "9")]),
+                  _alter(broker, BROKER, node, {"message.max.bytes": "2000000"},
+                         validate_only=True)],
+        "other broker": check(str(int(node) + 1000), [(DYN_KEY, SET, "3600000")]),
+        "not a number name": check("one", [(DYN_KEY, SET, "3600000")]),
+    }
+    out["nothing kept"] = _dynamic_facts(broker, BROKER, "", [DYN_KEY, "num.io.threads",
+                                                              "no.such.config"])
+    return out
+
+
+@scenario
+def test_dynamic_message_max_bytes_takes_effect(broker):
+    """message.max.bytes set on the cluster-wide default is the max.message.bytes of every topic
+    without its own: a larger batch gets MESSAGE_TOO_LARGE there (once the change has reached
+    the broker), a topic with its own max.message.bytes takes it; after DELETE the batch fits
+    again."""
+    plain = broker.topic()
+    own = broker.topic(configs={"max.message.bytes": "100000"})
+    big = records.batch([b"x" * 3000])
+
+    def produced(topic):
+        return errors.name(broker.produce(topic, 0, big)["error_code"])
+
+    out = {}
+    try:
+        out["set"] = _incremental(broker, BROKER, "", [("message.max.bytes", SET, "2000")])
+        wait_until(lambda: produced(plain) == "MESSAGE_TOO_LARGE",
+                   "message.max.bytes=2000 to refuse a larger batch")
+        out["plain"] = produced(plain)
+        out["own"] = produced(own)
+        out["described"] = _topic_configs(broker, plain, ["max.message.bytes"])
+    finally:
+        out["delete"] = _incremental(broker, BROKER, "", [("message.max.bytes", DELETE, None)])
+    wait_until(lambda: produced(plain) == "NONE", "the batch to fit again")
+    out["after delete"] = _topic_configs(broker, plain, ["max.message.bytes"])
+    return out

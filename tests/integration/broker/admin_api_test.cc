@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -218,9 +219,15 @@ class Admin {
   Outcome AlterTopicConfigs(const std::string& topic,
                             const std::map<std::string, std::string>& configs,
                             bool validate_only = false) {
+    return AlterConfigs(RD_KAFKA_RESOURCE_TOPIC, topic, configs, validate_only);
+  }
+
+  Outcome AlterConfigs(rd_kafka_ResourceType_t type, const std::string& topic,
+                       const std::map<std::string, std::string>& configs,
+                       bool validate_only = false) {
     char err[512];
     rd_kafka_ConfigResource_t* resource =
-        rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+        rd_kafka_ConfigResource_new(type, topic.c_str());
     for (const auto& [k, v] : configs)
       rd_kafka_ConfigResource_set_config(resource, k.c_str(), v.c_str());
     rd_kafka_AdminOptions_t* options = Options(RD_KAFKA_ADMIN_OP_ALTERCONFIGS);
@@ -1101,14 +1108,28 @@ TEST(AdminApiTest, IncrementalAlterConfigsSetDeleteAppendSubtract) {
       {4, "1", {{"log.retention.ms", protocol::kConfigOpSet, "1", {}}}, {}});
   request.resources.push_back({4, "1", {}, {}});
   request.resources.push_back({4, "7", {}, {}});
+  request.resources.push_back(
+      {4, "", {{"num.partitions", protocol::kConfigOpSet, "3", {}}}, {}});
+  request.validate_only = true;
   auto response =
       raw.Call<protocol::IncrementalAlterConfigsResponse>(request, 1);
   std::vector<std::string> codes;
   for (const auto& r : response.results)
     codes.emplace_back(protocol::ErrorCodeName(r.error_code));
-  EXPECT_EQ(codes, (std::vector<std::string>{
-                       "INVALID_REQUEST", "INVALID_REQUEST", "INVALID_REQUEST",
-                       "INVALID_REQUEST", "INVALID_REQUEST"}));
+  // A dynamic broker config (validate_only) is fine; broker 1 listed twice,
+  // another broker and a static config are not.
+  EXPECT_EQ(codes,
+            (std::vector<std::string>{"INVALID_REQUEST", "INVALID_REQUEST",
+                                      "INVALID_REQUEST", "INVALID_REQUEST",
+                                      "INVALID_REQUEST", "INVALID_REQUEST"}));
+  request.resources.erase(request.resources.begin(),
+                          request.resources.begin() + 3);
+  response = raw.Call<protocol::IncrementalAlterConfigsResponse>(request, 1);
+  codes.clear();
+  for (const auto& r : response.results)
+    codes.emplace_back(protocol::ErrorCodeName(r.error_code));
+  EXPECT_EQ(codes, (std::vector<std::string>{"NONE", "INVALID_REQUEST",
+                                             "INVALID_REQUEST"}));
 }
 
 TEST(AdminApiTest, FlexibleVersionsOfTheAdminApis) {
@@ -1361,6 +1382,287 @@ TEST(AdminApiTest, EveryAdminChangeSurvivesRestartsWithADataDir) {
     EXPECT_EQ(
         ErrName(producer.Produce("durable", 1, "k", std::string(5000, 'x'))),
         "MSG_SIZE_TOO_LARGE");
+  }
+}
+
+// ---- Dynamic broker configs (KIP-226) ----
+
+// IncrementalAlterConfigs on a BROKER resource, raw (librdkafka 2.0.2 has
+// no IncrementalAlterConfigs): the error code of the one resource.
+std::string AlterBrokerIncrementally(
+    RawClient& raw, const std::string& name,
+    std::vector<protocol::IncrementalAlterConfigsRequest::Config> configs,
+    bool validate_only = false) {
+  protocol::IncrementalAlterConfigsRequest request;
+  request.resources.push_back({4, name, std::move(configs), {}});
+  request.validate_only = validate_only;
+  auto response =
+      raw.Call<protocol::IncrementalAlterConfigsResponse>(request, 1);
+  EXPECT_EQ(response.results.size(), 1u);
+  return response.results.empty() ? std::string("no result")
+                                  : std::string(protocol::ErrorCodeName(
+                                        response.results[0].error_code));
+}
+
+// The legacy AlterConfigs on a BROKER resource, raw (librdkafka cannot name
+// the cluster-wide default, whose name is empty): the error code.
+std::string AlterBrokerLegacy(RawClient& raw, const std::string& name,
+                              const std::map<std::string, std::string>& configs,
+                              bool validate_only = false) {
+  protocol::AlterConfigsRequest request;
+  auto& resource = request.resources.emplace_back();
+  resource.resource_type = 4;
+  resource.resource_name = name;
+  for (const auto& [k, v] : configs) resource.configs.push_back({k, v, {}});
+  request.validate_only = validate_only;
+  auto response = raw.Call<protocol::AlterConfigsResponse>(request, 1);
+  EXPECT_EQ(response.results.size(), 1u);
+  return response.results.empty() ? std::string("no result")
+                                  : std::string(protocol::ErrorCodeName(
+                                        response.results[0].error_code));
+}
+
+// DescribeConfigs v1 with synonyms, raw: config name -> its entry.
+std::map<std::string, protocol::DescribeConfigsResponse::Config>
+DescribeWithSynonyms(RawClient& raw, int8_t type, const std::string& name,
+                     std::vector<std::string> keys) {
+  protocol::DescribeConfigsRequest request;
+  request.resources.push_back({type, name, std::move(keys), {}});
+  request.include_synonyms = true;
+  auto response = raw.Call<protocol::DescribeConfigsResponse>(request, 1);
+  std::map<std::string, protocol::DescribeConfigsResponse::Config> out;
+  EXPECT_EQ(response.results.size(), 1u);
+  if (response.results.empty()) return out;
+  EXPECT_EQ(response.results[0].error_code, 0);
+  for (const auto& c : response.results[0].configs) out[c.name] = c;
+  return out;
+}
+
+// (name, value, source) of each synonym, in order.
+std::vector<std::tuple<std::string, std::string, int>> Synonyms(
+    const protocol::DescribeConfigsResponse::Config& c) {
+  std::vector<std::tuple<std::string, std::string, int>> out;
+  for (const auto& s : c.synonyms)
+    out.emplace_back(s.name, s.value.value_or("<null>"), s.source);
+  return out;
+}
+
+constexpr int kDynamicBroker = 2;
+constexpr int kDynamicDefault = 3;
+constexpr int kDefault = 5;
+
+TEST(AdminApiTest, DynamicMessageMaxBytesAppliesToTopicsWithoutOverride) {
+  auto broker = StartBroker();
+  Admin admin(broker->bootstrap_servers());
+  RawClient raw(broker->port());
+  ASSERT_EQ(admin.CreateTopic({"plain", 1}).err, RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(
+      admin.CreateTopic({"own", 1, 1, {{"max.message.bytes", "100000"}}}).err,
+      RD_KAFKA_RESP_ERR_NO_ERROR);
+  Producer producer(broker->bootstrap_servers());
+  const std::string big(3000, 'x');
+  ASSERT_EQ(producer.Produce("plain", 0, "k", big), RD_KAFKA_RESP_ERR_NO_ERROR);
+
+  // The cluster-wide default.
+  ASSERT_EQ(AlterBrokerLegacy(raw, "", {{"message.max.bytes", "2048"}}),
+            "NONE");
+  EXPECT_EQ(ErrName(producer.Produce("plain", 0, "k", big)),
+            "MSG_SIZE_TOO_LARGE")
+      << "the dynamic default applies at once";
+  EXPECT_EQ(producer.Produce("own", 0, "k", big), RD_KAFKA_RESP_ERR_NO_ERROR)
+      << "the topic's override wins";
+  auto topic =
+      DescribeWithSynonyms(raw, kTopicResource, "plain", {"max.message.bytes"});
+  EXPECT_EQ(topic["max.message.bytes"].value, "2048");
+  EXPECT_EQ(topic["max.message.bytes"].config_source, kDynamicDefault);
+  EXPECT_EQ(Synonyms(topic["max.message.bytes"]),
+            (std::vector<std::tuple<std::string, std::string, int>>{
+                {"message.max.bytes", "2048", kDynamicDefault},
+                {"message.max.bytes", "1048588", kDefault}}));
+
+  // This broker's own value wins over the cluster-wide default.
+  EXPECT_EQ(AlterBrokerIncrementally(
+                raw, "1",
+                {{"message.max.bytes", protocol::kConfigOpSet, "10000", {}}}),
+            "NONE");
+  EXPECT_EQ(producer.Produce("plain", 0, "k", big), RD_KAFKA_RESP_ERR_NO_ERROR);
+  auto b = DescribeWithSynonyms(raw, 4, "1", {"message.max.bytes"});
+  EXPECT_EQ(b["message.max.bytes"].value, "10000");
+  EXPECT_EQ(b["message.max.bytes"].config_source, kDynamicBroker);
+  EXPECT_FALSE(b["message.max.bytes"].read_only);
+  EXPECT_EQ(Synonyms(b["message.max.bytes"]),
+            (std::vector<std::tuple<std::string, std::string, int>>{
+                {"message.max.bytes", "10000", kDynamicBroker},
+                {"message.max.bytes", "2048", kDynamicDefault},
+                {"message.max.bytes", "1048588", kDefault}}));
+  // The default resource lists what is set there, without the broker's own.
+  auto d = DescribeWithSynonyms(raw, 4, "", {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d["message.max.bytes"].value, "2048");
+  EXPECT_EQ(d["message.max.bytes"].config_source, kDynamicDefault);
+
+  // DELETE goes back to the layer below: the cluster-wide default, then the
+  // default.
+  EXPECT_EQ(
+      AlterBrokerIncrementally(
+          raw, "1", {{"message.max.bytes", protocol::kConfigOpDelete, {}, {}}}),
+      "NONE");
+  EXPECT_EQ(ErrName(producer.Produce("plain", 0, "k", big)),
+            "MSG_SIZE_TOO_LARGE");
+  EXPECT_EQ(
+      AlterBrokerIncrementally(
+          raw, "", {{"message.max.bytes", protocol::kConfigOpDelete, {}, {}}}),
+      "NONE");
+  EXPECT_EQ(producer.Produce("plain", 0, "k", big), RD_KAFKA_RESP_ERR_NO_ERROR);
+  topic =
+      DescribeWithSynonyms(raw, kTopicResource, "plain", {"max.message.bytes"});
+  EXPECT_EQ(topic["max.message.bytes"].value, "1048588");
+  EXPECT_EQ(topic["max.message.bytes"].config_source, kDefault);
+  EXPECT_TRUE(DescribeWithSynonyms(raw, 4, "", {}).empty());
+}
+
+TEST(AdminApiTest, DynamicRetentionDeletesOldRecordsOfTopicsWithoutOverride) {
+  auto broker = StartBroker();
+  Admin admin(broker->bootstrap_servers());
+  RawClient raw(broker->port());
+  ASSERT_EQ(admin.CreateTopic({"aging", 1}).err, RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(admin.CreateTopic({"keeps", 1, 1, {{"retention.bytes", "-1"}}}).err,
+            RD_KAFKA_RESP_ERR_NO_ERROR);
+  Producer producer(broker->bootstrap_servers());
+  producer.ProduceN("aging", 0, 5);
+  producer.ProduceN("keeps", 0, 5);
+  ASSERT_EQ(admin.Watermarks("aging", 0), Marks(0, 5));
+
+  // validate_only changes nothing.
+  EXPECT_EQ(
+      AlterBrokerIncrementally(
+          raw, "", {{"log.retention.bytes", protocol::kConfigOpSet, "1", {}}},
+          /*validate_only=*/true),
+      "NONE");
+  EXPECT_EQ(admin.Watermarks("aging", 0), Marks(0, 5));
+  // log.retention.bytes=1: the old batches go at once (as retention.bytes=1
+  // on the topic would).
+  EXPECT_EQ(
+      AlterBrokerIncrementally(
+          raw, "", {{"log.retention.bytes", protocol::kConfigOpSet, "1", {}}}),
+      "NONE");
+  const std::pair<int64_t, int64_t> aged = admin.Watermarks("aging", 0);
+  EXPECT_GE(aged.first, 4);
+  EXPECT_EQ(aged.second, 5);
+  EXPECT_EQ(admin.Watermarks("keeps", 0), Marks(0, 5))
+      << "the topic's own retention.bytes wins";
+}
+
+TEST(AdminApiTest, DynamicBrokerConfigsRefuseWhatKafkaRefuses) {
+  auto broker = StartBroker();
+  Admin admin(broker->bootstrap_servers());
+  RawClient raw(broker->port());
+  auto set = [&](const std::string& name, const std::string& key,
+                 const std::string& value) {
+    return AlterBrokerIncrementally(raw, name,
+                                    {{key, protocol::kConfigOpSet, value, {}}});
+  };
+  // Static settings, a bad value, a per-broker setting on the default, an
+  // SSL setting without a listener, another broker: INVALID_REQUEST.
+  EXPECT_EQ(set("1", "broker.id", "2"), "INVALID_REQUEST");
+  EXPECT_EQ(set("", "log.dirs", "/x"), "INVALID_REQUEST");
+  EXPECT_EQ(set("", "num.partitions", "3"), "INVALID_REQUEST");
+  EXPECT_EQ(set("", "log.retention.ms", "soon"), "INVALID_REQUEST");
+  EXPECT_EQ(set("", "log.segment.bytes", "3"), "INVALID_REQUEST");
+  EXPECT_EQ(set("", "num.io.threads", "100"), "INVALID_REQUEST");
+  EXPECT_EQ(set("", "listener.name.plaintext.ssl.keystore.location", "/k"),
+            "INVALID_REQUEST");
+  EXPECT_EQ(set("1", "ssl.keystore.location", "/k"), "INVALID_REQUEST");
+  EXPECT_EQ(set("2", "log.retention.ms", "1000"), "INVALID_REQUEST");
+  EXPECT_EQ(set("one", "log.retention.ms", "1000"), "INVALID_REQUEST");
+  // APPEND on a non-list config: INVALID_CONFIG (as for a topic).
+  EXPECT_EQ(
+      AlterBrokerIncrementally(
+          raw, "", {{"message.max.bytes", protocol::kConfigOpAppend, "1", {}}}),
+      "INVALID_CONFIG");
+  EXPECT_TRUE(DescribeWithSynonyms(raw, 4, "", {}).empty())
+      << "nothing refused was kept";
+
+  // Accepted: a listener setting on the broker itself, an unknown name,
+  // thread counts (stored only), APPEND to a list config.
+  EXPECT_EQ(set("1", "listener.name.plaintext.ssl.keystore.location", "/k"),
+            "NONE");
+  EXPECT_EQ(set("", "no.such.config", "x"), "NONE");
+  EXPECT_EQ(set("", "num.io.threads", "12"), "NONE");
+  EXPECT_EQ(
+      AlterBrokerIncrementally(
+          raw, "",
+          {{"log.cleanup.policy", protocol::kConfigOpAppend, "compact", {}}}),
+      "NONE");
+  auto d = DescribeWithSynonyms(raw, 4, "", {});
+  EXPECT_EQ(d["no.such.config"].value, "x");
+  EXPECT_EQ(d["num.io.threads"].value, "12");
+  EXPECT_EQ(d["log.cleanup.policy"].value, "delete,compact");
+  EXPECT_EQ(d.count("listener.name.plaintext.ssl.keystore.location"), 0u);
+  auto mine = DescribeWithSynonyms(raw, 4, "1", {});
+  EXPECT_EQ(mine["listener.name.plaintext.ssl.keystore.location"].config_source,
+            kDynamicBroker);
+  EXPECT_TRUE(mine["broker.id"].read_only);
+  EXPECT_FALSE(mine["num.io.threads"].read_only);
+  // A topic inherits the cleanup policy.
+  ASSERT_EQ(admin.CreateTopic({"later", 1}).err, RD_KAFKA_RESP_ERR_NO_ERROR);
+  Described topic = admin.DescribeConfigs(RD_KAFKA_RESOURCE_TOPIC, "later");
+  EXPECT_EQ(Config(topic, "cleanup.policy").value, "delete,compact");
+
+  // The legacy AlterConfigs replaces the whole set of the resource.
+  ASSERT_EQ(AlterBrokerLegacy(raw, "", {{"log.retention.ms", "3600000"}}),
+            "NONE");
+  d = DescribeWithSynonyms(raw, 4, "", {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d["log.retention.ms"].value, "3600000");
+  EXPECT_EQ(
+      AlterBrokerLegacy(raw, "", {{"auto.create.topics.enable", "false"}}),
+      "INVALID_REQUEST");
+  // librdkafka's AlterConfigs on this broker's own resource.
+  Outcome own = admin.AlterConfigs(RD_KAFKA_RESOURCE_BROKER, "1",
+                                   {{"log.retention.ms", "7200000"}});
+  EXPECT_EQ(own.err, RD_KAFKA_RESP_ERR_NO_ERROR) << own.message;
+  EXPECT_EQ(ErrName(admin
+                        .AlterConfigs(RD_KAFKA_RESOURCE_BROKER, "1",
+                                      {{"log.dirs", "/elsewhere"}})
+                        .err),
+            "INVALID_REQUEST");
+  topic = admin.DescribeConfigs(RD_KAFKA_RESOURCE_TOPIC, "later");
+  EXPECT_EQ(Config(topic, "cleanup.policy").value, "delete");
+  EXPECT_EQ(Config(topic, "retention.ms").value, "7200000");
+  EXPECT_EQ(Config(topic, "retention.ms").source,
+            RD_KAFKA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG);
+}
+
+TEST(AdminApiTest, DynamicBrokerConfigsSurviveARestartWithADataDir) {
+  TempDir dir;
+  BrokerOptions options;
+  options.data_dir = dir.path();
+  auto broker = StartBroker(options);
+  {
+    Admin admin(broker->bootstrap_servers());
+    ASSERT_EQ(admin.CreateTopic({"t", 1}).err, RD_KAFKA_RESP_ERR_NO_ERROR);
+    RawClient raw(broker->port());
+    ASSERT_EQ(AlterBrokerLegacy(raw, "", {{"message.max.bytes", "2048"}}),
+              "NONE");
+    ASSERT_EQ(admin
+                  .AlterConfigs(RD_KAFKA_RESOURCE_BROKER, "1",
+                                {{"log.retention.ms", "7200000"}})
+                  .err,
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  for (auto mode : {Broker::RestartMode::kClean, Broker::RestartMode::kCrash}) {
+    ASSERT_TRUE(broker->Restart(mode).ok());
+    RawClient raw(broker->port());
+    auto t = DescribeWithSynonyms(raw, kTopicResource, "t",
+                                  {"max.message.bytes", "retention.ms"});
+    EXPECT_EQ(t["max.message.bytes"].value, "2048");
+    EXPECT_EQ(t["max.message.bytes"].config_source, kDynamicDefault);
+    EXPECT_EQ(t["retention.ms"].value, "7200000");
+    EXPECT_EQ(t["retention.ms"].config_source, kDynamicBroker);
+    Producer producer(broker->bootstrap_servers());
+    EXPECT_EQ(ErrName(producer.Produce("t", 0, "k", std::string(3000, 'x'))),
+              "MSG_SIZE_TOO_LARGE");
   }
 }
 

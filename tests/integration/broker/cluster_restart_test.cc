@@ -2,7 +2,7 @@
 // controller/controller_state_file.h): topics keep their replicas, every
 // partition has a leader again, and every record acknowledged under acks=all
 // before the restart is read back once, after a clean stop and after the
-// whole process was SIGKILLed.
+// whole process was SIGKILLed. Dynamic broker configs come back with them.
 #include <librdkafka/rdkafka.h>
 
 #include <set>
@@ -13,8 +13,10 @@
 #include "absl/strings/str_split.h"
 #include "exactly/broker/cluster.h"
 #include "gtest/gtest.h"
+#include "protocol/messages/all.h"
 #include "support/broker_process.h"
 #include "support/kafka_client.h"
+#include "support/raw_call.h"
 #include "support/temp_dir.h"
 
 namespace exactly::broker {
@@ -104,6 +106,62 @@ TEST(ClusterRestartTest, AStoppedClusterComesBackWithItsTopicsAndRecords) {
   // It takes writes again, acks=all with min.insync.replicas=2 included.
   EXPECT_EQ(ProduceAcked(bootstrap, "orders", 3, 300, 100), 100);
   ExpectExactly(bootstrap, "orders", 3, 400);
+}
+
+// A topic config's value and source as broker `port` describes it.
+std::pair<std::string, int8_t> DescribeTopicConfig(uint16_t port,
+                                                   const std::string& topic,
+                                                   const std::string& key) {
+  protocol::DescribeConfigsRequest request;
+  auto& r = request.resources.emplace_back();
+  r.resource_type = 2;
+  r.resource_name = topic;
+  r.configuration_keys = std::vector<std::string>{key};
+  auto response = ::exactly::testing::Call<protocol::DescribeConfigsResponse>(
+      port, 2, request);
+  if (response.results.empty() || response.results[0].configs.empty())
+    return {"", -1};
+  const auto& c = response.results[0].configs[0];
+  return {c.value.value_or(""), c.config_source};
+}
+
+TEST(ClusterRestartTest, DynamicBrokerConfigsComeBack) {
+  testing::TempDir dir;
+  {
+    auto cluster = Cluster::Start(Options(dir.path()));
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    ASSERT_TRUE((*cluster)->CreateTopic("t", 1, 3).ok());
+    protocol::IncrementalAlterConfigsRequest alter;
+    alter.resources.push_back(
+        {4,
+         "",
+         {{"log.retention.ms", protocol::kConfigOpSet, "3600000", {}}},
+         {}});
+    alter.resources.push_back(
+        {4,
+         "1",
+         {{"log.retention.ms", protocol::kConfigOpSet, "7200000", {}}},
+         {}});
+    auto altered =
+        ::exactly::testing::Call<protocol::IncrementalAlterConfigsResponse>(
+            (*cluster)->broker(1).port(), 1, alter);
+    ASSERT_EQ(altered.results.size(), 2u);
+    EXPECT_EQ(altered.results[0].error_code, 0);
+    EXPECT_EQ(altered.results[1].error_code, 0);
+    ASSERT_TRUE((*cluster)->Stop().ok());
+  }
+  auto cluster = Cluster::Start(Options(dir.path()));
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  EXPECT_EQ(
+      DescribeTopicConfig((*cluster)->broker(1).port(), "t", "retention.ms"),
+      (std::pair<std::string, int8_t>{"7200000", 2}))
+      << "broker 1's own value";
+  for (int32_t node : {2, 3}) {
+    EXPECT_EQ(DescribeTopicConfig((*cluster)->broker(node).port(), "t",
+                                  "retention.ms"),
+              (std::pair<std::string, int8_t>{"3600000", 3}))
+        << "the cluster-wide default on broker " << node;
+  }
 }
 
 // The program users run, killed with SIGKILL after acks=all answers: nothing

@@ -37,6 +37,8 @@ void BuildCluster(Controller& c) {
              .assignments = std::vector<ReplicaList>{{1, 2, 3}},
              .configs = {{"min.insync.replicas", "2"}}};
   ASSERT_TRUE(c.CreateTopic(t).ok());
+  c.SetBrokerConfigs("", {{"log.retention.ms", "3600000"}});
+  c.SetBrokerConfigs("2", {{"message.max.bytes", "2048"}});
   c.FenceBroker(1);
 }
 
@@ -65,6 +67,8 @@ TEST(DurableControllerTest, ReopenedControllerHasTheSamePlacement) {
   EXPECT_EQ(p->leader_epoch, 1);
   EXPECT_THAT(p->isr, ElementsAre(2, 3));
   EXPECT_EQ(m->topic("t")->configs.at("min.insync.replicas"), "2");
+  // The dynamic broker configs, too.
+  EXPECT_EQ(m->broker_configs.at("").at("log.retention.ms"), "3600000");
   // No broker runs yet: all are fenced until they register.
   EXPECT_TRUE(m->LiveBrokers().empty());
 
@@ -151,6 +155,9 @@ TEST(ControllerStateFileTest, RoundTrips) {
   EXPECT_EQ(back->next_producer_id, 4001);
   EXPECT_EQ(back->metadata.version, m.version);
   EXPECT_EQ(back->metadata.brokers, m.brokers);
+  EXPECT_EQ(back->metadata.broker_configs, m.broker_configs);
+  EXPECT_EQ(back->metadata.broker_configs.at("2").at("message.max.bytes"),
+            "2048");
   ASSERT_EQ(back->metadata.topics.size(), 1u);
   const TopicPlacement& t = *back->metadata.topics.at("t");
   EXPECT_EQ(t.configs, m.topic("t")->configs);
