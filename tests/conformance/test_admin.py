@@ -3,6 +3,8 @@
 AlterConfigs and IncrementalAlterConfigs. Admin clients (AdminClient, kafka-topics, Terraform
 providers, operators) act on these answers; their error messages are each broker's own text,
 so only error codes are compared (not the messages, nor whether there is one)."""
+import time
+
 import apis
 import apis_admin
 import errors
@@ -458,6 +460,19 @@ def _topic_configs(broker, name, keys):
     return {k: v[:2] for k, v in _config_facts(_describe(broker, TOPIC, name, keys)).items()}
 
 
+def _settled_topic_configs(broker, name, keys, expected, timeout=10.0):
+    """_topic_configs once they show `expected` ({key: value}), or after `timeout` s (then the
+    comparison shows the difference). Kafka applies a topic's config change from its metadata
+    log a moment after answering the alter."""
+    deadline = time.monotonic() + timeout
+    while True:
+        configs = _topic_configs(broker, name, keys)
+        if all(configs.get(k, [None])[0] == v for k, v in expected.items()) or \
+                time.monotonic() > deadline:
+            return configs
+        time.sleep(0.05)
+
+
 @scenario
 def test_incremental_alter_configs_topic(broker):
     """IncrementalAlterConfigs on a topic: SET shows as DYNAMIC_TOPIC_CONFIG, DELETE returns
@@ -471,13 +486,17 @@ def test_incremental_alter_configs_topic(broker):
     keys = ["delete.retention.ms", "cleanup.policy", "segment.ms"]
     out = {"set": _incremental(broker, TOPIC, name, [("delete.retention.ms", SET, "60000"),
                                                      ("segment.ms", SET, "120000")])}
-    out["after set"] = _topic_configs(broker, name, keys)
+    out["after set"] = _settled_topic_configs(
+        broker, name, keys, {"delete.retention.ms": "60000", "segment.ms": "120000"})
     out["delete"] = _incremental(broker, TOPIC, name, [("delete.retention.ms", DELETE, None)])
-    out["after delete"] = _topic_configs(broker, name, keys)
+    out["after delete"] = _settled_topic_configs(broker, name, keys,
+                                                 {"delete.retention.ms": "86400000"})
     out["append"] = _incremental(broker, TOPIC, name, [("cleanup.policy", APPEND, "compact")])
-    out["after append"] = _topic_configs(broker, name, keys)
+    out["after append"] = _settled_topic_configs(broker, name, keys,
+                                                 {"cleanup.policy": "delete,compact"})
     out["subtract"] = _incremental(broker, TOPIC, name, [("cleanup.policy", SUBTRACT, "delete")])
-    out["after subtract"] = _topic_configs(broker, name, keys)
+    out["after subtract"] = _settled_topic_configs(broker, name, keys,
+                                                   {"cleanup.policy": "compact"})
     out["append to non-list"] = _incremental(broker, TOPIC, name,
                                              [("retention.ms", APPEND, "5")])
     out["invalid value"] = _incremental(broker, TOPIC, name, [("segment.ms", SET, "7"),
@@ -504,7 +523,8 @@ def test_alter_configs_topic_replaces_all(broker):
     name = broker.topic(configs={"segment.ms": "120000"})
     keys = ["retention.ms", "segment.ms", "cleanup.policy"]
     out = {"set": _alter(broker, TOPIC, name, {"retention.ms": "60000"})}
-    out["after set"] = _topic_configs(broker, name, keys)
+    out["after set"] = _settled_topic_configs(
+        broker, name, keys, {"retention.ms": "60000", "segment.ms": "604800000"})
     out["invalid"] = _alter(broker, TOPIC, name, {"retention.ms": "x"})
     out["unknown"] = _alter(broker, TOPIC, name, {"no.such.config": "1"})
     out["validate_only"] = _alter(broker, TOPIC, name, {"cleanup.policy": "compact"},
