@@ -3,7 +3,8 @@
 // means every user with a credential; a user named twice is answered once,
 // DUPLICATE_RESOURCE; one without credentials RESOURCE_NOT_FOUND. Needs
 // DESCRIBE on the cluster (a request-level CLUSTER_AUTHORIZATION_FAILED
-// otherwise); served with the authorizer off too, as Kafka does.
+// otherwise); served with the authorizer off too, as Kafka does. Error
+// messages are "" when there is no error, as in Kafka's answers.
 #include <map>
 #include <string>
 #include <utility>
@@ -21,6 +22,9 @@ void HandleDescribeUserScramCredentials(
     protocol::DescribeUserScramCredentialsRequest& request, Responder r) {
   using protocol::ErrorCode;
   protocol::DescribeUserScramCredentialsResponse response;
+  // Kafka's generated message defaults these nullable strings to "", and
+  // its answers leave them so when there is no error.
+  response.error_message = "";
   if (!AllowedOnCluster(b, r, AclOperation::kDescribe)) {
     response.error_code =
         static_cast<int16_t>(ErrorCode::kClusterAuthorizationFailed);
@@ -48,6 +52,7 @@ void HandleDescribeUserScramCredentials(
   for (const auto& [user, duplicate] : users) {
     auto& result = response.results.emplace_back();
     result.user = user;
+    result.error_message = "";
     if (duplicate) {
       result.error_code = static_cast<int16_t>(ErrorCode::kDuplicateResource);
       result.error_message = absl::StrCat(

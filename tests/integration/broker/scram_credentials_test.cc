@@ -191,6 +191,7 @@ TEST(ScramCredentialsTest, DescribeListsEveryUserAndAnswersEachNamedOne) {
                      std::optional<std::vector<std::string>>({})}) {
     auto all = Describe(port, users);
     EXPECT_EQ(all.error_code, 0);
+    EXPECT_EQ(all.error_message, "");
     ASSERT_EQ(all.results.size(), 2u);
     EXPECT_EQ(all.results[0].user, "admin");
     ASSERT_EQ(all.results[0].credential_infos.size(), 2u);
@@ -214,6 +215,7 @@ TEST(ScramCredentialsTest, DescribeListsEveryUserAndAnswersEachNamedOne) {
             "nobody");
   EXPECT_EQ(named.results[1].user, "bob");
   EXPECT_EQ(named.results[1].error_code, 0);
+  EXPECT_EQ(named.results[1].error_message, "");  // as Kafka: not null
   EXPECT_EQ(named.results[1].credential_infos.size(), 1u);
   EXPECT_EQ(named.results[2].user, "admin");
   EXPECT_EQ(named.results[2].error_code, Code(ErrorCode::kDuplicateResource));
