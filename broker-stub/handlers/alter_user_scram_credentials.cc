@@ -26,6 +26,9 @@ namespace {
 using protocol::AlterUserScramCredentialsRequest;
 using protocol::ErrorCode;
 
+constexpr const char* kMissing =
+    "Attempt to delete a user credential that does not exist";
+
 struct Refusal {
   ErrorCode code;
   const char* message;
@@ -55,8 +58,7 @@ std::optional<Refusal> CheckDeletion(
     const AlterUserScramCredentialsRequest::Deletion& d) {
   if (auto refused = CheckNameAndMechanism(d.name, d.mechanism)) return refused;
   if (!store.HasScram(d.name, *AlgorithmOf(d.mechanism)))
-    return Refusal{ErrorCode::kResourceNotFound,
-                   "Attempt to delete a user credential that does not exist"};
+    return Refusal{ErrorCode::kResourceNotFound, kMissing};
   return std::nullopt;
 }
 
@@ -123,7 +125,11 @@ void HandleAlterUserScramCredentials(BrokerState& b, const RequestHeader&,
     }
   }
   for (const auto& [user, d] : deletions) {
-    store.DeleteScram(user, *AlgorithmOf(d->mechanism));
+    // Another broker of the cluster may have deleted it since the check.
+    if (!store.DeleteScram(user, *AlgorithmOf(d->mechanism))) {
+      answer(user, ErrorCode::kResourceNotFound, kMissing);
+      continue;
+    }
     answer(user, ErrorCode::kNone, std::nullopt);
   }
   for (const auto& [user, u] : upsertions) {
