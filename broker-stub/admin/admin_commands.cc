@@ -1,5 +1,6 @@
 #include "admin/admin_commands.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -281,6 +282,47 @@ absl::StatusOr<std::string> Run(Broker& broker, const Command& c) {
     if (!marker.ok()) return marker.status();
     return absl::StrCat("marker_offset=", *marker);
   }
+  // SASL SCRAM credentials, as AlterUserScramCredentials changes them.
+  if (c.verb == "scram-set") {
+    std::optional<std::string> user = args.Str("user");
+    std::string mechanism = args.Str("mechanism").value_or("SCRAM-SHA-256");
+    std::optional<std::string> password = args.Str("password");
+    absl::StatusOr<int64_t> iterations = args.Int("iterations", 4096);
+    if (!user) return absl::InvalidArgumentError("missing user=");
+    if (!password) return absl::InvalidArgumentError("missing password=");
+    if (!iterations.ok()) return iterations.status();
+    if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
+    if (*iterations < 0 || *iterations > INT32_MAX)
+      return absl::InvalidArgumentError("iterations= is out of range");
+    if (absl::Status s = broker.SetScramCredential(
+            *user, mechanism, *password, static_cast<int32_t>(*iterations));
+        !s.ok()) {
+      return s;
+    }
+    return std::string();
+  }
+  if (c.verb == "scram-delete") {
+    std::optional<std::string> user = args.Str("user");
+    std::optional<std::string> mechanism = args.Str("mechanism");
+    if (!user) return absl::InvalidArgumentError("missing user=");
+    if (!mechanism) return absl::InvalidArgumentError("missing mechanism=");
+    if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
+    if (absl::Status s = broker.DeleteScramCredential(*user, *mechanism);
+        !s.ok()) {
+      return s;
+    }
+    return std::string();
+  }
+  if (c.verb == "scram-list") {
+    if (absl::StatusOr<std::string> done = finish(); !done.ok()) return done;
+    std::vector<ScramCredentialInfo> credentials = broker.ScramCredentials();
+    if (credentials.empty()) return std::string("none");
+    return absl::StrJoin(
+        credentials, ", ", [](std::string* out, const ScramCredentialInfo& i) {
+          absl::StrAppend(out, "user=", i.user, " mechanism=", i.mechanism,
+                          " iterations=", i.iterations);
+        });
+  }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown command '", c.verb, "' (try help)"));
 }
@@ -314,7 +356,10 @@ std::string AdminHelp() {
          "restart [mode=clean|crash|power-loss] | clear | history | "
          "create-topic name= [partitions=1] | offsets topic= [partition=0] | "
          "describe-producers topic= [partition=0] | "
-         "abort-transaction topic= [partition=0] producer-id= | help";
+         "abort-transaction topic= [partition=0] producer-id= | "
+         "scram-set user= [mechanism=SCRAM-SHA-256] password= "
+         "[iterations=4096] | scram-delete user= mechanism= | scram-list | "
+         "help";
 }
 
 }  // namespace exactly::broker

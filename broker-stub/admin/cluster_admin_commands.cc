@@ -194,6 +194,11 @@ absl::StatusOr<std::string> Run(Cluster& cluster, AdminCommand& c) {
     return absl::StrCat(lines.size(), "\n", absl::StrJoin(lines, "\n"),
                         lines.empty() ? "" : "\n", "end");
   }
+  // The brokers share one credential store: the first broker changes it
+  // for all (running or not).
+  if (c.verb == "scram-set" || c.verb == "scram-delete" ||
+      c.verb == "scram-list")
+    return RunParsedAdminCommand(cluster.broker(1), c);
   // A fault command: every running broker.
   for (int32_t id = 1; id <= cluster.size(); ++id) {
     Broker& b = cluster.broker(id);

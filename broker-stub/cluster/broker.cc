@@ -29,6 +29,8 @@
 #include "protocol/record_batch.h"
 #include "replication/leader_side.h"
 #include "security/authorizer.h"
+#include "security/credentials.h"
+#include "security/scram_crypto.h"
 #include "security/tls_context.h"
 #include "security/validate.h"
 #include "server/server.h"
@@ -43,12 +45,16 @@ class BrokerImpl {
  public:
   explicit BrokerImpl(BrokerOptions options,
                       std::shared_ptr<Controller> controller = nullptr,
-                      std::shared_ptr<Authorizer> authorizer = nullptr)
+                      std::shared_ptr<Authorizer> authorizer = nullptr,
+                      std::shared_ptr<CredentialStore> credentials = nullptr)
       : options_(std::move(options)),
         controller_(std::move(controller)),
-        authorizer_(std::move(authorizer)) {
+        authorizer_(std::move(authorizer)),
+        credentials_(std::move(credentials)) {
     if (authorizer_ == nullptr && options_.security.authorizer)
       authorizer_ = NewAuthorizer(options_.security);
+    if (credentials_ == nullptr)
+      credentials_ = CredentialStore::WithUsers(options_.security.sasl_users);
     if (!options_.data_dir.empty()) {
       fs_ = std::make_shared<FaultInjectingFileSystem>(
           rocksdb::FileSystem::Default());
@@ -86,6 +92,7 @@ class BrokerImpl {
     state_ = std::move(*state);
     state_->set_counters(counters_);
     state_->set_authorizer(authorizer_);
+    state_->set_credentials(credentials_);
     if (absl::Status s = Listen(port); !s.ok()) {
       servers_.clear();
       state_.reset();
@@ -361,6 +368,9 @@ class BrokerImpl {
   std::shared_ptr<Controller> controller_;  // null: the whole cluster
   // Null when off; shared with the cluster's other brokers.
   std::shared_ptr<Authorizer> authorizer_;
+  // The users SASL accepts; shared with the cluster's other brokers, and
+  // kept across restarts (as Kafka keeps them in its metadata log).
+  std::shared_ptr<CredentialStore> credentials_;
   int subscription_ = 0;
   std::unique_ptr<asio::steady_timer> isr_timer_;
   Faults faults_;
@@ -425,12 +435,13 @@ Broker::Broker(std::unique_ptr<BrokerImpl> impl) : impl_(std::move(impl)) {}
 Broker::~Broker() = default;
 
 absl::StatusOr<std::unique_ptr<Broker>> Broker::Start(BrokerOptions options) {
-  return StartInCluster(std::move(options), nullptr, nullptr);
+  return StartInCluster(std::move(options), nullptr, nullptr, nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<Broker>> Broker::StartInCluster(
     BrokerOptions options, std::shared_ptr<Controller> controller,
-    std::shared_ptr<Authorizer> authorizer) {
+    std::shared_ptr<Authorizer> authorizer,
+    std::shared_ptr<CredentialStore> credentials) {
   SetVerboseLogging(options.verbose);
   if (options.max_frame_bytes < 1 || options.max_connections < 1 ||
       options.max_in_flight_request_bytes < 1 ||
@@ -443,7 +454,8 @@ absl::StatusOr<std::unique_ptr<Broker>> Broker::StartInCluster(
     return s;
   uint16_t port = options.port;
   auto impl = std::make_unique<BrokerImpl>(
-      std::move(options), std::move(controller), std::move(authorizer));
+      std::move(options), std::move(controller), std::move(authorizer),
+      std::move(credentials));
   if (absl::Status s = impl->Start(port); !s.ok()) return s;
   if (absl::Status s = impl->StartMetrics(); !s.ok()) return s;
   return std::unique_ptr<Broker>(new Broker(std::move(impl)));
@@ -596,6 +608,58 @@ absl::StatusOr<std::vector<ActiveProducer>> Broker::DescribeProducers(
     }
     return ActiveProducers(*p);
   });
+}
+
+namespace {
+
+absl::StatusOr<ScramAlgorithm> ScramAlgorithmOf(std::string_view mechanism) {
+  std::optional<ScramAlgorithm> algorithm = ParseScramMechanism(mechanism);
+  if (!algorithm)
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown SCRAM mechanism '", std::string(mechanism),
+                     "' (SCRAM-SHA-256 or SCRAM-SHA-512)"));
+  return *algorithm;
+}
+
+}  // namespace
+
+absl::Status Broker::SetScramCredential(std::string_view user,
+                                        std::string_view mechanism,
+                                        std::string_view password,
+                                        int32_t iterations) {
+  if (user.empty())
+    return absl::InvalidArgumentError("the user name must not be empty");
+  absl::StatusOr<ScramAlgorithm> algorithm = ScramAlgorithmOf(mechanism);
+  if (!algorithm.ok()) return algorithm.status();
+  if (iterations < kMinScramIterations || iterations > kMaxScramIterations)
+    return absl::InvalidArgumentError(
+        absl::StrCat("iterations must be in [", kMinScramIterations, ", ",
+                     kMaxScramIterations, "], not ", iterations));
+  impl_->credentials_->SetScram(
+      std::string(user), *algorithm,
+      ScramCredentialFromPassword(*algorithm, password, scram::RandomBytes(16),
+                                  iterations));
+  return absl::OkStatus();
+}
+
+absl::Status Broker::DeleteScramCredential(std::string_view user,
+                                           std::string_view mechanism) {
+  absl::StatusOr<ScramAlgorithm> algorithm = ScramAlgorithmOf(mechanism);
+  if (!algorithm.ok()) return algorithm.status();
+  if (!impl_->credentials_->DeleteScram(std::string(user), *algorithm))
+    return absl::NotFoundError(absl::StrCat("user '", std::string(user),
+                                            "' has no ", std::string(mechanism),
+                                            " credential"));
+  return absl::OkStatus();
+}
+
+std::vector<ScramCredentialInfo> Broker::ScramCredentials() const {
+  std::vector<ScramCredentialInfo> out;
+  for (const auto& [user, credentials] : impl_->credentials_->DescribeScram())
+    for (const auto& [algorithm, iterations] : credentials)
+      out.push_back(
+          {user, std::string(ScramMechanismName(algorithm)), iterations});
+  return out;
 }
 
 LogMemory Broker::GetLogMemory() const {

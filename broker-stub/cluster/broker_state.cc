@@ -49,10 +49,8 @@ BrokerState::BrokerState(const BrokerOptions& options, asio::io_context& io,
           .max_waste_bytes =
               options.max_frame_waste_bytes < 0
                   ? SIZE_MAX
-                  : static_cast<size_t>(options.max_frame_waste_bytes)})) {
-  for (const auto& [user, password] : options.security.sasl_users)
-    credentials_.AddUser(user, password);
-}
+                  : static_cast<size_t>(options.max_frame_waste_bytes)})),
+      credentials_(CredentialStore::WithUsers(options.security.sasl_users)) {}
 
 BrokerState::~BrokerState() = default;
 

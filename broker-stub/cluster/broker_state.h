@@ -82,8 +82,12 @@ class BrokerState {
     return it == listener_ports_.end() ? advertised_port_
                                        : static_cast<uint16_t>(it->second);
   }
-  // The users SASL accepts.
-  CredentialStore& credentials() { return credentials_; }
+  // The users SASL accepts. The Broker owns them (credentials set through
+  // the API outlive a restart) and a Cluster's brokers share one store.
+  CredentialStore& credentials() { return *credentials_; }
+  void set_credentials(std::shared_ptr<CredentialStore> credentials) {
+    credentials_ = std::move(credentials);
+  }
   // The ACL authorizer; null when off (SecurityOptions::authorizer), so
   // that a check costs one branch then. The Broker owns it (ACLs outlive a
   // restart) and a Cluster's brokers share one.
@@ -181,7 +185,7 @@ class BrokerState {
   uint32_t next_topic_id_ = 1;
   uint16_t advertised_port_ = 0;
   std::map<std::string, int32_t, std::less<>> listener_ports_;
-  CredentialStore credentials_;
+  std::shared_ptr<CredentialStore> credentials_;
   std::shared_ptr<Authorizer> authorizer_;
   Controller* controller_ = nullptr;
   std::shared_ptr<const ClusterMetadata> metadata_;

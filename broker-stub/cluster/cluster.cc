@@ -10,6 +10,7 @@
 #include "metrics/broker_sample.h"
 #include "metrics/metrics_endpoint.h"
 #include "security/authorizer.h"
+#include "security/credentials.h"
 #include "util/logging.h"
 
 namespace exactly::broker {
@@ -52,6 +53,10 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
       options.broker.security.authorizer
           ? NewAuthorizer(options.broker.security)
           : nullptr;
+  // One credential store for all, for the same reason: a credential set
+  // through any broker (AlterUserScramCredentials) is checked by every one.
+  std::shared_ptr<CredentialStore> credentials =
+      CredentialStore::WithUsers(options.broker.security.sasl_users);
   for (int32_t id = 1; id <= options.brokers; ++id) {
     BrokerOptions broker = options.broker;
     broker.node_id = id;
@@ -65,8 +70,8 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(
       broker.data_dir = (std::filesystem::path(options.broker.data_dir) /
                          absl::StrCat("broker-", id))
                             .string();
-    absl::StatusOr<std::unique_ptr<Broker>> started =
-        Broker::StartInCluster(std::move(broker), controller, authorizer);
+    absl::StatusOr<std::unique_ptr<Broker>> started = Broker::StartInCluster(
+        std::move(broker), controller, authorizer, credentials);
     if (!started.ok()) return started.status();
     cluster->brokers_.push_back(std::move(*started));
   }

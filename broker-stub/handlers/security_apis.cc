@@ -1,7 +1,7 @@
-// The security APIs: the SASL exchange and the ACLs. Served on every
-// listener, as Kafka does; on a listener without SASL a handshake is refused.
-// The ACL APIs are advertised with the authorizer off too: Kafka answers
-// them SECURITY_DISABLED then, and so do we.
+// The security APIs: the SASL exchange, the ACLs and SCRAM credentials. Served
+// on every listener, as Kafka does; on a listener without SASL a handshake is
+// refused. The ACL APIs are advertised with the authorizer off too: Kafka
+// answers them SECURITY_DISABLED then, and so do we.
 #include "handlers/api_table.h"
 #include "handlers/decoded.h"
 #include "handlers/security_handlers.h"
@@ -25,6 +25,13 @@ std::vector<ApiHandler> SecurityApis() {
        &Decoded<CreateAclsRequest, HandleCreateAcls>},
       {ApiKey::kDeleteAcls, 0, 3,
        &Decoded<DeleteAclsRequest, HandleDeleteAcls>},
+      // KIP-554; only v0 exists (flexible).
+      {ApiKey::kDescribeUserScramCredentials, 0, 0,
+       &Decoded<DescribeUserScramCredentialsRequest,
+                HandleDescribeUserScramCredentials>},
+      {ApiKey::kAlterUserScramCredentials, 0, 0,
+       &Decoded<AlterUserScramCredentialsRequest,
+                HandleAlterUserScramCredentials>},
   };
 }
 

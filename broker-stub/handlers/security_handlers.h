@@ -1,5 +1,6 @@
 // The SASL exchange (SaslHandshake, SaslAuthenticate, and the raw tokens that
-// follow SaslHandshake v0) and the security admin APIs.
+// follow SaslHandshake v0) and the security admin APIs: ACLs and SCRAM
+// credentials.
 #ifndef EXACTLY_BROKER_HANDLERS_SECURITY_HANDLERS_H_
 #define EXACTLY_BROKER_HANDLERS_SECURITY_HANDLERS_H_
 
@@ -34,6 +35,14 @@ void HandleDescribeAcls(BrokerState& b, const RequestHeader& h,
                         protocol::DescribeAclsRequest& request, Responder r);
 void HandleDeleteAcls(BrokerState& b, const RequestHeader& h,
                       protocol::DeleteAclsRequest& request, Responder r);
+
+// SCRAM credentials (KIP-554): served with the authorizer off too.
+void HandleDescribeUserScramCredentials(
+    BrokerState& b, const RequestHeader& h,
+    protocol::DescribeUserScramCredentialsRequest& request, Responder r);
+void HandleAlterUserScramCredentials(
+    BrokerState& b, const RequestHeader& h,
+    protocol::AlterUserScramCredentialsRequest& request, Responder r);
 
 }  // namespace exactly::broker
 

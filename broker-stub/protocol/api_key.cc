@@ -52,6 +52,8 @@ constexpr ApiKeyInfo kApiKeys[] = {
     {ApiKey::kDeleteGroups, "DeleteGroups", 2},
     {ApiKey::kIncrementalAlterConfigs, "IncrementalAlterConfigs", 1},
     {ApiKey::kOffsetDelete, "OffsetDelete", kNever},
+    {ApiKey::kDescribeUserScramCredentials, "DescribeUserScramCredentials", 0},
+    {ApiKey::kAlterUserScramCredentials, "AlterUserScramCredentials", 0},
     {ApiKey::kDescribeCluster, "DescribeCluster", 0},
     {ApiKey::kDescribeProducers, "DescribeProducers", 0},
     {ApiKey::kDescribeTransactions, "DescribeTransactions", 0},

@@ -45,6 +45,8 @@ enum class ApiKey : int16_t {
   kDeleteGroups = 42,
   kIncrementalAlterConfigs = 44,
   kOffsetDelete = 47,
+  kDescribeUserScramCredentials = 50,
+  kAlterUserScramCredentials = 51,
   kDescribeCluster = 60,
   kDescribeProducers = 61,
   kDescribeTransactions = 65,

@@ -93,6 +93,8 @@ constexpr ErrorCodeInfo kErrorCodes[] = {
     {ErrorCode::kThrottlingQuotaExceeded, "THROTTLING_QUOTA_EXCEEDED"},
     {ErrorCode::kProducerFenced, "PRODUCER_FENCED"},
     {ErrorCode::kResourceNotFound, "RESOURCE_NOT_FOUND"},
+    {ErrorCode::kDuplicateResource, "DUPLICATE_RESOURCE"},
+    {ErrorCode::kUnacceptableCredential, "UNACCEPTABLE_CREDENTIAL"},
     {ErrorCode::kInvalidUpdateVersion, "INVALID_UPDATE_VERSION"},
     {ErrorCode::kUnknownTopicId, "UNKNOWN_TOPIC_ID"},
     {ErrorCode::kTransactionalIdNotFound, "TRANSACTIONAL_ID_NOT_FOUND"},

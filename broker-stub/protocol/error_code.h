@@ -90,6 +90,8 @@ enum class ErrorCode : int16_t {
   kThrottlingQuotaExceeded = 89,
   kProducerFenced = 90,
   kResourceNotFound = 91,
+  kDuplicateResource = 92,
+  kUnacceptableCredential = 93,
   kInvalidUpdateVersion = 95,
   kUnknownTopicId = 100,
   kTransactionalIdNotFound = 105,

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,15 +44,24 @@ ScramCredential ScramCredentialFromSaltedPassword(
     ScramAlgorithm algorithm, std::string_view salted_password,
     std::string salt, int32_t iterations);
 
+// Thread-safe: the brokers of a cluster share one from their own event-loop
+// threads, so a credential AlterUserScramCredentials (or the admin port) sets
+// is the one the next authentication on any broker checks.
 class CredentialStore {
  public:
+  // A store holding `users` (user -> password), each as AddUser adds one.
+  static std::shared_ptr<CredentialStore> WithUsers(
+      const std::map<std::string, std::string>& users);
+
   // A user who may log in with `password`: PLAIN, and both SCRAM mechanisms
   // with a fresh random salt.
   void AddUser(const std::string& user, const std::string& password);
   bool CheckPassword(std::string_view user, std::string_view password) const;
 
-  const ScramCredential* FindScram(std::string_view user,
-                                   ScramAlgorithm algorithm) const;
+  // A copy: the credential may change while an exchange uses it.
+  std::optional<ScramCredential> FindScram(std::string_view user,
+                                           ScramAlgorithm algorithm) const;
+  bool HasScram(const std::string& user, ScramAlgorithm algorithm) const;
   void SetScram(const std::string& user, ScramAlgorithm algorithm,
                 ScramCredential credential);
   // False when the user had no credential of that mechanism.
@@ -60,6 +71,7 @@ class CredentialStore {
   DescribeScram() const;
 
  private:
+  mutable std::shared_mutex mu_;
   std::map<std::string, std::string, std::less<>> passwords_;
   std::map<std::pair<std::string, ScramAlgorithm>, ScramCredential> scram_;
 };

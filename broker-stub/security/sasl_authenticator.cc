@@ -125,9 +125,10 @@ class ScramAuthenticator : public SaslAuthenticator {
           "is different from username");
     }
     // A copy: the store may change (AlterUserScramCredentials) mid-exchange.
-    const ScramCredential* found = credentials_.FindScram(*user, algorithm_);
-    if (found == nullptr) return Fail(InvalidCredentials());
-    credential_ = *found;
+    std::optional<ScramCredential> found =
+        credentials_.FindScram(*user, algorithm_);
+    if (!found) return Fail(InvalidCredentials());
+    credential_ = *std::move(found);
     user_candidate_ = *std::move(user);
     if (server_nonce_.empty())
       server_nonce_ = absl::WebSafeBase64Escape(scram::RandomBytes(18));

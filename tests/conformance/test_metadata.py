@@ -32,7 +32,7 @@ API_NAMES = {
 # The APIs the bundled broker serves: all of them Kafka offers too. The version ranges of these
 # are compared; the APIs outside it are listed by name.
 SERVED = [0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
-          27, 28, 29, 30, 31, 32, 33, 36, 37, 42, 44, 47, 61, 65, 66]
+          27, 28, 29, 30, 31, 32, 33, 36, 37, 42, 44, 47, 50, 51, 61, 65, 66]
 
 
 def _name(key):
@@ -72,7 +72,7 @@ def _api_versions_facts(answer):
 _DIFFERENCES = {
     "fetch_min_version": "the bundled broker serves Fetch from v4 (record batch v2 only): "
                          "v0-v3 would need message format v0/v1 down-conversion",
-    "not_served": "not implemented: delegation tokens, quotas, SCRAM credentials, log dirs, "
+    "not_served": "not implemented: delegation tokens, quotas, log dirs, "
                   "reassignments, leader elections, KRaft quorum and features, KIP-848 "
                   "consumer groups, client metrics, DescribeCluster, DescribeTopicPartitions",
 }

@@ -381,7 +381,10 @@ class Broker:
     listener stays on ``port``), ``ssl_certificate_file`` and
     ``ssl_private_key_file`` (PEM), ``ssl_ca_file`` (clients must then
     present a certificate it signed), ``sasl_users`` ({"alice": "secret"}:
-    PLAIN and SCRAM-SHA-256/512), ``sasl_mechanisms``. A listener's address
+    PLAIN and SCRAM-SHA-256/512), ``sasl_mechanisms``; SCRAM credentials
+    change while it runs with set_scram_credential and
+    delete_scram_credential, or a client's AlterUserScramCredentials
+    (DescribeUserScramCredentials lists them). A listener's address
     is ``listener_bootstrap_servers("SASL_SSL")``. ``authorizer=True`` checks
     every request against ACLs, managed with CreateAcls, DescribeAcls and
     DeleteAcls (an admin client's ``create_acls``...), with Kafka's errors
@@ -610,6 +613,34 @@ class Broker:
         NOT_FOUND) when that producer has no open transaction there."""
         return int(self._running().abort_transaction(topic, partition,
                                                      producer_id))
+
+    # ---- SCRAM credentials ----
+
+    def set_scram_credential(self, user: str, password: str,
+                             mechanism: str = "SCRAM-SHA-256",
+                             iterations: int = 4096) -> None:
+        """Gives `user` a SASL SCRAM credential for `password` (mechanism
+        "SCRAM-SHA-256" or "SCRAM-SHA-512", iterations in [4096, 16384]),
+        replacing any it had for that mechanism, as an admin client's
+        ``alter_user_scram_credentials`` does: the next authentication, on
+        any broker of a cluster, checks it. An Error (INVALID_ARGUMENT) for
+        an empty user, an unknown mechanism or iterations out of range."""
+        self._running().set_scram_credential(user, password, mechanism,
+                                             iterations)
+
+    def delete_scram_credential(self, user: str, mechanism: str) -> None:
+        """Removes `user`'s credential of `mechanism`; an Error (NOT_FOUND)
+        when there is none."""
+        self._running().delete_scram_credential(user, mechanism)
+
+    def scram_credentials(self) -> Dict[str, Dict[str, int]]:
+        """Every user's SCRAM credentials: {user: {mechanism: iterations}}
+        (what DescribeUserScramCredentials shows)."""
+        out: Dict[str, Dict[str, int]] = {}
+        for user, mechanism, iterations in \
+                self._running().scram_credentials():
+            out.setdefault(user, {})[mechanism] = int(iterations)
+        return out
 
     def __repr__(self) -> str:
         where = self._native.bootstrap_servers if self._native.running \

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -389,6 +390,32 @@ class PyBroker {
     return Take(std::move(offset));
   }
 
+  // SASL SCRAM credentials; a cluster's brokers share them, so node 1
+  // changes them for all.
+  void SetScramCredential(const std::string& user, const std::string& password,
+                          const std::string& mechanism, int32_t iterations) {
+    Broker& b = Node(std::nullopt);
+    absl::Status s;
+    {
+      py::gil_scoped_release release;  // PBKDF2: thousands of HMACs
+      s = b.SetScramCredential(user, mechanism, password, iterations);
+    }
+    Check(s);
+  }
+  void DeleteScramCredential(const std::string& user,
+                             const std::string& mechanism) {
+    Check(Node(std::nullopt).DeleteScramCredential(user, mechanism));
+  }
+  // [(user, mechanism, iterations)], by user then mechanism.
+  std::vector<std::tuple<std::string, std::string, int32_t>>
+  ScramCredentials() {
+    std::vector<std::tuple<std::string, std::string, int32_t>> out;
+    for (const broker::ScramCredentialInfo& i :
+         Node(std::nullopt).ScramCredentials())
+      out.emplace_back(i.user, i.mechanism, i.iterations);
+    return out;
+  }
+
   // (leader, leader_epoch, replicas, isr) as the controller decided.
   py::tuple DescribePartition(const std::string& topic, int32_t partition) {
     Cluster& c = RunningCluster("describe_partition");
@@ -603,6 +630,12 @@ void RegisterBroker(py::module_& m) {
            py::arg("partition"), py::arg("producer_id"))
       .def("describe_partition", &PyBroker::DescribePartition, py::arg("topic"),
            py::arg("partition"))
+      .def("set_scram_credential", &PyBroker::SetScramCredential,
+           py::arg("user"), py::arg("password"), py::arg("mechanism"),
+           py::arg("iterations"))
+      .def("delete_scram_credential", &PyBroker::DeleteScramCredential,
+           py::arg("user"), py::arg("mechanism"))
+      .def("scram_credentials", &PyBroker::ScramCredentials)
       .def("fail_requests", &PyBroker::FailRequests, py::arg("api_key"),
            py::arg("topic"), py::arg("partition"), py::arg("error_code"),
            py::arg("count"), node)

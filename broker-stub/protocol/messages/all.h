@@ -6,6 +6,7 @@
 #include "protocol/messages/add_offsets_to_txn.h"
 #include "protocol/messages/add_partitions_to_txn.h"
 #include "protocol/messages/alter_configs.h"
+#include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/api_versions.h"
 #include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_partitions.h"
@@ -20,6 +21,7 @@
 #include "protocol/messages/describe_groups.h"
 #include "protocol/messages/describe_producers.h"
 #include "protocol/messages/describe_transactions.h"
+#include "protocol/messages/describe_user_scram_credentials.h"
 #include "protocol/messages/end_txn.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/find_coordinator.h"
@@ -53,6 +55,8 @@ void ForEachMessagePair(F&& f) {
   f.template
   operator()<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>();
   f.template operator()<AlterConfigsRequest, AlterConfigsResponse>();
+  f.template operator()<AlterUserScramCredentialsRequest,
+                        AlterUserScramCredentialsResponse>();
   f.template operator()<ApiVersionsRequest, ApiVersionsResponse>();
   f.template operator()<CreateAclsRequest, CreateAclsResponse>();
   f.template operator()<CreatePartitionsRequest, CreatePartitionsResponse>();
@@ -68,6 +72,8 @@ void ForEachMessagePair(F&& f) {
   f.template operator()<DescribeProducersRequest, DescribeProducersResponse>();
   f.template
   operator()<DescribeTransactionsRequest, DescribeTransactionsResponse>();
+  f.template operator()<DescribeUserScramCredentialsRequest,
+                        DescribeUserScramCredentialsResponse>();
   f.template operator()<EndTxnRequest, EndTxnResponse>();
   f.template operator()<FetchRequest, FetchResponse>();
   f.template operator()<FindCoordinatorRequest, FindCoordinatorResponse>();

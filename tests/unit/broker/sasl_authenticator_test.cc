@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/escaping.h"
@@ -196,9 +197,9 @@ TEST_F(SaslAuthenticatorTest, UnknownMechanismsHaveNoAuthenticator) {
 TEST(CredentialStoreTest, ScramCredentialsCanBeReplacedAndDeleted) {
   CredentialStore store;
   store.AddUser("alice", "pw");
-  const ScramCredential* before =
+  std::optional<ScramCredential> before =
       store.FindScram("alice", ScramAlgorithm::kSha256);
-  ASSERT_NE(before, nullptr);
+  ASSERT_TRUE(before.has_value());
   EXPECT_EQ(before->iterations, kMinScramIterations);
   EXPECT_EQ(before->salt.size(), 16u);
   const std::string old_key = before->stored_key;
@@ -210,7 +211,9 @@ TEST(CredentialStoreTest, ScramCredentialsCanBeReplacedAndDeleted) {
   EXPECT_EQ(store.DescribeScram()["alice"].size(), 2u);
   EXPECT_TRUE(store.DeleteScram("alice", ScramAlgorithm::kSha512));
   EXPECT_FALSE(store.DeleteScram("alice", ScramAlgorithm::kSha512));
-  EXPECT_EQ(store.FindScram("alice", ScramAlgorithm::kSha512), nullptr);
+  EXPECT_FALSE(store.FindScram("alice", ScramAlgorithm::kSha512).has_value());
+  EXPECT_FALSE(store.HasScram("alice", ScramAlgorithm::kSha512));
+  EXPECT_TRUE(store.HasScram("alice", ScramAlgorithm::kSha256));
   // PLAIN keeps the password.
   EXPECT_TRUE(store.CheckPassword("alice", "pw"));
   EXPECT_FALSE(store.CheckPassword("alice", "new"));

@@ -188,10 +188,19 @@ struct LogMemory {
   int64_t copied_bytes = 0;  // of retained_bytes, those in buffers of their own
 };
 
+// One SCRAM credential a user has: what DescribeUserScramCredentials shows.
+struct ScramCredentialInfo {
+  std::string user;
+  std::string mechanism;  // "SCRAM-SHA-256" or "SCRAM-SHA-512"
+  int32_t iterations = 0;
+  bool operator==(const ScramCredentialInfo&) const = default;
+};
+
 class BrokerImpl;
 class Cluster;
 class Authorizer;
 class Controller;
+class CredentialStore;
 struct BrokerSample;
 
 class Broker {
@@ -253,6 +262,21 @@ class Broker {
   absl::StatusOr<std::vector<ActiveProducer>> DescribeProducers(
       std::string_view topic, int32_t partition) const;
 
+  // SASL SCRAM credentials, as AlterUserScramCredentials sets them (and
+  // with the same checks: a user name, mechanism "SCRAM-SHA-256" or
+  // "SCRAM-SHA-512", iterations in [4096, 16384]; InvalidArgument
+  // otherwise): the next authentication checks them, on every broker of a
+  // cluster. A fresh random salt each time. Kept across restarts.
+  absl::Status SetScramCredential(std::string_view user,
+                                  std::string_view mechanism,
+                                  std::string_view password,
+                                  int32_t iterations = 4096);
+  // NotFound when the user has no credential of that mechanism.
+  absl::Status DeleteScramCredential(std::string_view user,
+                                     std::string_view mechanism);
+  // Every SCRAM credential, by user then mechanism.
+  std::vector<ScramCredentialInfo> ScramCredentials() const;
+
   // What the logs hold and the memory that holds them.
   LogMemory GetLogMemory() const;
 
@@ -276,10 +300,12 @@ class Broker {
  private:
   friend class Cluster;
   // A broker of a Cluster, following `controller`, checking requests with
-  // the cluster's `authorizer` (null when off).
+  // the cluster's `authorizer` (null when off) and authenticating users
+  // with the cluster's `credentials` (null: its own, from the options).
   static absl::StatusOr<std::unique_ptr<Broker>> StartInCluster(
       BrokerOptions options, std::shared_ptr<Controller> controller,
-      std::shared_ptr<Authorizer> authorizer = nullptr);
+      std::shared_ptr<Authorizer> authorizer = nullptr,
+      std::shared_ptr<CredentialStore> credentials = nullptr);
   // For Cluster::Kill, Isolate, Heal and PauseReplication
   // (exactly/broker/cluster.h).
   absl::Status Kill();
