@@ -130,3 +130,24 @@ def start(certs, *, client_ca=False, acl=False):
 @pytest.fixture(scope="session")
 def certs(tmp_path_factory):
     return Certificates(tmp_path_factory.mktemp("certs"))
+
+
+@pytest.fixture(scope="module", params=["bundled"])
+def secured(certs):
+    broker = start(certs)
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(scope="module", params=["bundled"])
+def client_auth(certs):
+    broker = start(certs, client_ca=True)
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(scope="module", params=["bundled"])
+def acl_broker(certs):
+    broker = start(certs, acl=True)
+    yield broker
+    broker.stop()

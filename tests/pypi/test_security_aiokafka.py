@@ -22,12 +22,12 @@ from aiokafka.helpers import create_ssl_context
 
 import security_support
 from conftest import async_wait_until, unique
-from security_support import password
+# password(user); and the fixtures: the certificates and the module's brokers.
+from security_support import certs, client_auth, secured, password  # noqa: F401
 
 RECORDS = [(f"k{i}".encode(), f"value {i}".encode()) for i in range(5)]
 EXPECTED = [(i, k, v) for i, (k, v) in enumerate(RECORDS)]
 
-certs = security_support.certs
 
 
 def synchronous(test):
@@ -36,20 +36,6 @@ def synchronous(test):
     def run(*args, **kwargs):
         asyncio.run(test(*args, **kwargs))
     return run
-
-
-@pytest.fixture(scope="module", params=["bundled"])
-def secured(certs):
-    broker = security_support.start(certs)
-    yield broker
-    broker.stop()
-
-
-@pytest.fixture(scope="module", params=["bundled"])
-def client_auth(certs):
-    broker = security_support.start(certs, client_ca=True)
-    yield broker
-    broker.stop()
 
 
 def config(broker, protocol, mechanism="PLAIN", user="alice", secret=None, cafile=None,

@@ -19,33 +19,12 @@ from confluent_kafka.admin import AclBinding, AclBindingFilter, AclOperation, Ac
 
 import security_support
 from conftest import unique, wait_until
-from security_support import password
+# password(user); and the fixtures: the certificates and the module's brokers.
+from security_support import acl_broker, certs, client_auth, secured, password  # noqa: F401
 
 TIMEOUT = 30  # seconds, for each blocking client call
 RECORDS = [(f"k{i}".encode(), f"value {i}".encode()) for i in range(5)]
 
-certs = security_support.certs
-
-
-@pytest.fixture(scope="module", params=["bundled"])
-def secured(certs):
-    broker = security_support.start(certs)
-    yield broker
-    broker.stop()
-
-
-@pytest.fixture(scope="module", params=["bundled"])
-def client_auth(certs):
-    broker = security_support.start(certs, client_ca=True)
-    yield broker
-    broker.stop()
-
-
-@pytest.fixture(scope="module", params=["bundled"])
-def acl_broker(certs):
-    broker = security_support.start(certs, acl=True)
-    yield broker
-    broker.stop()
 
 
 def config(broker, protocol, mechanism="PLAIN", user="alice", secret=None, ca=None, **extra):

@@ -30,34 +30,13 @@ from kafka.protocol.sasl import SaslAuthenticateRequest, SaslHandshakeRequest
 
 import security_support
 from conftest import unique, wait_until
-from security_support import password
+# password(user); and the fixtures: the certificates and the module's brokers.
+from security_support import acl_broker, certs, client_auth, secured, password  # noqa: F401
 
 TIMEOUT_MS = 30_000  # for each blocking client call
 RECORDS = [(f"k{i}".encode(), f"value {i}".encode()) for i in range(5)]
 EXPECTED = [(i, k, v) for i, (k, v) in enumerate(RECORDS)]
 
-certs = security_support.certs
-
-
-@pytest.fixture(scope="module", params=["bundled"])
-def secured(certs):
-    broker = security_support.start(certs)
-    yield broker
-    broker.stop()
-
-
-@pytest.fixture(scope="module", params=["bundled"])
-def client_auth(certs):
-    broker = security_support.start(certs, client_ca=True)
-    yield broker
-    broker.stop()
-
-
-@pytest.fixture(scope="module", params=["bundled"])
-def acl_broker(certs):
-    broker = security_support.start(certs, acl=True)
-    yield broker
-    broker.stop()
 
 
 def config(broker, protocol, mechanism="PLAIN", user="alice", secret=None, cafile=None, **extra):
