@@ -243,17 +243,24 @@ def assert_l_unsubscribe(seen):
         check(seen, "closed", {"C_1": {"assign": 1, "revoke": 1, "lost": 0},
                                "C_2": {"assign": 2, "revoke": 1, "lost": 0}})
         return
-    assert seen["alone first"] == "C_1", seen
-    # C_1 alone in generation 1 (all 4), C_2 joining made generation 2 (C_1 revokes 2, gets an
-    # empty increment; C_2 gets nothing) and 3 (C_2 gets the 2, C_1 another empty increment).
-    # Whether C_1's second empty increment comes before the 2/2 split is seen is timing: it is
-    # not compared there.
-    check(seen, "split", {"C_1": {"nonempty_assign": 1, "revoke": 1},
-                          "C_2": {"assign": 2, "nonempty_assign": 1, "revoke": 0}})
-    check(seen, "unsubscribed", {"C_1": {"assign": 3, "nonempty_assign": 1, "revoke": 2},
-                                 "C_2": {"assign": 3, "nonempty_assign": 2, "revoke": 0}})
-    check(seen, "closed", {"C_1": {"assign": 3, "revoke": 2, "lost": 0},
-                           "C_2": {"assign": 3, "revoke": 1, "lost": 0}})
+    # One consumer alone in generation 1 (all 4); the other joining made generation 2 (the first
+    # revokes 2 and gets an empty increment; the other gets nothing) and 3 (the other gets the 2,
+    # the first another empty increment). Whether that second empty increment comes before the
+    # 2/2 split is seen is timing: not compared there. Then C_1 unsubscribes (one revoke more)
+    # and C_2 gets its 2 (one nonempty assign more).
+    alone = seen["alone first"]
+    late_one = "C_2" if alone == "C_1" else "C_1"
+    check(seen, "split", {alone: {"nonempty_assign": 1, "revoke": 1},
+                          late_one: {"assign": 2, "nonempty_assign": 1, "revoke": 0}})
+    more = {"C_1": 0, "C_2": 1}  # C_2's assign of C_1's partitions
+    unsubscribed = {name: {"assign": (3 if name == alone else 2) + more[name],
+                           "nonempty_assign": 1 + more[name],
+                           "revoke": (1 if name == alone else 0) + (1 - more[name])}
+                    for name in ("C_1", "C_2")}
+    check(seen, "unsubscribed", unsubscribed)
+    closed = {name: {**want, "lost": 0} for name, want in unsubscribed.items()}
+    closed["C_2"]["revoke"] += 1  # its close
+    check(seen, "closed", closed)
 
 
 def assert_n_wildcard(seen, late):
