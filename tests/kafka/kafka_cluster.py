@@ -168,6 +168,16 @@ def test_settings(brokers: int) -> Dict[str, str]:
     }
 
 
+def _new_cluster_id() -> str:
+    """A random id as Kafka makes them (Uuid.randomUuid, base64 without padding), never starting
+    with '-': kafka-storage's argument parser would take such an id for an option (one start in
+    64 failed with "--cluster-id: expected one argument"), which is why Kafka draws again too."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 def _free_ports(n: int) -> List[int]:
     socks = []
     try:
@@ -344,7 +354,7 @@ class KafkaCluster:
         conf.update(settings or {})
         state = {"version": version, "libs": str(libs), "heap": heap, "brokers": brokers,
                  "harness": str(pathlib.Path(__file__).resolve()),
-                 "cluster_id": base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("="),
+                 "cluster_id": _new_cluster_id(),
                  "nodes": nodes, "settings": conf,
                  "bootstrap": ",".join(f"127.0.0.1:{n['port']}" for n in nodes.values())}
         cluster = cls(path, state)
