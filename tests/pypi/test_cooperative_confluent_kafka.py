@@ -266,9 +266,13 @@ def assert_l_unsubscribe(seen):
 def assert_n_wildcard(seen, late):
     if not late:
         check(seen, "no topics", {"C_1": {"assign": 0}, "C_2": {"assign": 0}})
-    # No assign callback on close (0113's check), and 0113's "wait for both to rejoin".
-    assert seen["C_1 closed"][0]["assign"] == seen["rejoined"][0]["assign"], seen
-    assert seen["closed"][1]["assign"] == seen["C_2 closing"][1]["assign"], seen
+    # No assign callback on close (0113's check), and 0113's "wait for both to rejoin". On the
+    # path with one consumer alone first, an empty increment from the last rebalance may still
+    # be on its way when "rejoined" is read (seen once on Kafka under load): only a nonempty
+    # assign on close is wrong there.
+    counted = "assign" if seen["alone first"] is None else "nonempty_assign"
+    assert seen["C_1 closed"][0][counted] == seen["rejoined"][0][counted], seen
+    assert seen["closed"][1][counted] == seen["C_2 closing"][1][counted], seen
     for i in (0, 1):
         assert seen["rejoined"][i]["assign"] > seen["split"][i]["assign"], seen
     # What was left after topic 1 went: one partition of topic 2 each; C_2 then got C_1's.
