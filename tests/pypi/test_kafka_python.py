@@ -104,11 +104,6 @@ def run_group(broker, admin, assignor):
         consumer = KafkaConsumer(bootstrap_servers=broker.bootstrap, group_id=group,
                                  partition_assignment_strategy=(assignor,),
                                  session_timeout_ms=6000, heartbeat_interval_ms=500)
-        # The member's own metadata must know the topic before it joins: a leader without it
-        # assigns nothing ("No partition metadata", seen once on Kafka) and waits out the
-        # metadata refresh.
-        wait_until(lambda: consumer.partitions_for_topic(topic) == set(every),
-                   f"{name}'s metadata for {topic}")
         consumer.subscribe([topic], listener=Recorder(name, events))
         return consumer
 
