@@ -356,16 +356,11 @@ ApiError AlterBrokerConfigs(BrokerState& b, const std::string& resource_name,
                            " is not allowed for config key: ", c.name));
         }
         auto it = configs.find(c.name);
-        std::vector<std::string> items =
-            SplitConfigList(it != configs.end() ? std::string_view(it->second)
-                            : append            ? *list_default
-                                                : std::string_view());
-        for (const std::string& item : SplitConfigList(*c.value)) {
-          auto found = std::find(items.begin(), items.end(), item);
-          if (append && found == items.end()) items.push_back(item);
-          if (!append && found != items.end()) items.erase(found);
-        }
-        configs[c.name] = absl::StrJoin(items, ",");
+        configs[c.name] =
+            EditConfigList(it != configs.end() ? std::string_view(it->second)
+                           : append            ? *list_default
+                                               : std::string_view(),
+                           *c.value, append);
         break;
       }
       default:

@@ -236,16 +236,11 @@ ApiError AlterTopicConfigs(BrokerState& b, std::string_view name,
         auto it = overrides.find(c.name);
         // Append starts from the default when there is no override; subtract
         // from the empty list (as Kafka does).
-        std::vector<std::string> items =
-            SplitConfigList(it != overrides.end() ? std::string_view(it->second)
-                            : append              ? d->default_value
-                                                  : std::string_view());
-        for (const std::string& item : SplitConfigList(*c.value)) {
-          auto found = std::find(items.begin(), items.end(), item);
-          if (append && found == items.end()) items.push_back(item);
-          if (!append && found != items.end()) items.erase(found);
-        }
-        overrides[c.name] = absl::StrJoin(items, ",");
+        overrides[c.name] =
+            EditConfigList(it != overrides.end() ? std::string_view(it->second)
+                           : append ? std::string_view(d->default_value)
+                                    : std::string_view(),
+                           *c.value, append);
         break;
       }
       default:

@@ -1,11 +1,13 @@
 #include "cluster/topic_config.h"
 
+#include <algorithm>
 #include <limits>
 #include <tuple>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace exactly::broker {
@@ -103,6 +105,17 @@ std::vector<std::string> SplitConfigList(std::string_view value) {
     items.emplace_back(absl::StripAsciiWhitespace(item));
   }
   return items;
+}
+
+std::string EditConfigList(std::string_view current, std::string_view items,
+                           bool append) {
+  std::vector<std::string> list = SplitConfigList(current);
+  for (const std::string& item : SplitConfigList(items)) {
+    auto found = std::find(list.begin(), list.end(), item);
+    if (append && found == list.end()) list.push_back(item);
+    if (!append && found != list.end()) list.erase(found);
+  }
+  return absl::StrJoin(list, ",");
 }
 
 absl::Status TopicConfig::Validate(std::string_view name,

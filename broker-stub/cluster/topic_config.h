@@ -69,6 +69,12 @@ const TopicConfigDefinition* FindTopicConfigDefinition(std::string_view name);
 // empty or blank value is the empty list.
 std::vector<std::string> SplitConfigList(std::string_view value);
 
+// IncrementalAlterConfigs' APPEND (`append`: each of `items` not yet in
+// `current` goes at its end) or SUBTRACT (each is removed) on a LIST config's
+// value; the result joined with commas.
+std::string EditConfigList(std::string_view current, std::string_view items,
+                           bool append);
+
 // The configs the log cleaner acts on, parsed.
 struct CompactionConfig {
   int64_t segment_bytes = 1073741824;
