@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace exactly::broker {
@@ -29,6 +30,7 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
       return IOStatus::IOError("injected: the power is off");
     if (fs_->no_space())
       return IOStatus::NoSpace("injected: no space left on device");
+    fs_->WaitWhileAppendHeld(name_);
     IOStatus s = FSWritableFileOwnerWrapper::Append(data, o, d);
     if (s.ok()) fs_->OnAppend(name_, data.size());
     return s;
@@ -40,6 +42,7 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
       return IOStatus::IOError("injected: the power is off");
     if (fs_->no_space())
       return IOStatus::NoSpace("injected: no space left on device");
+    fs_->WaitWhileAppendHeld(name_);
     IOStatus s = FSWritableFileOwnerWrapper::Append(data, o, v, d);
     if (s.ok()) fs_->OnAppend(name_, data.size());
     return s;
@@ -192,6 +195,34 @@ void FaultInjectingFileSystem::HoldSyncs(bool hold) {
 void FaultInjectingFileSystem::WaitWhileSyncsHeld() {
   std::unique_lock<std::mutex> lock(hold_mu_);
   hold_cv_.wait(lock, [&] { return !syncs_held_; });
+}
+
+void FaultInjectingFileSystem::HoldWalAppends(bool hold) {
+  std::lock_guard<std::mutex> lock(hold_mu_);
+  wal_appends_held_ = hold;
+  wal_appends_let_through_ = 0;
+  hold_cv_.notify_all();
+}
+
+void FaultInjectingFileSystem::LetOneWalAppendThrough() {
+  std::lock_guard<std::mutex> lock(hold_mu_);
+  ++wal_appends_let_through_;
+  hold_cv_.notify_all();
+}
+
+int FaultInjectingFileSystem::held_wal_appends() {
+  std::lock_guard<std::mutex> lock(hold_mu_);
+  return wal_appends_waiting_;
+}
+
+void FaultInjectingFileSystem::WaitWhileAppendHeld(const std::string& fname) {
+  if (!absl::EndsWith(fname, ".log")) return;  // RocksDB's WAL files
+  std::unique_lock<std::mutex> lock(hold_mu_);
+  ++wal_appends_waiting_;
+  hold_cv_.wait(
+      lock, [&] { return !wal_appends_held_ || wal_appends_let_through_ > 0; });
+  if (wal_appends_held_) --wal_appends_let_through_;
+  --wal_appends_waiting_;
 }
 
 uint64_t FaultInjectingFileSystem::SizeOf(const std::string& fname) {

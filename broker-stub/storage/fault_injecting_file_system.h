@@ -10,7 +10,9 @@
 // Disk full: SetNoSpace(true) makes every write and sync fail with RocksDB's
 // NoSpace error. A failing disk: SetSyncsFail(true) makes syncs fail with an
 // I/O error while writes still reach the page cache (what fsync's EIO means).
-// A slow disk: HoldSyncs(true) makes syncs wait until HoldSyncs(false).
+// A slow disk: HoldSyncs(true) makes syncs wait until HoldSyncs(false), and
+// HoldWalAppends(true) does the same to appends to write-ahead logs (*.log),
+// one at a time when LetOneWalAppendThrough() says so.
 #ifndef EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_
 #define EXACTLY_BROKER_STORAGE_FAULT_INJECTING_FILE_SYSTEM_H_
 
@@ -52,6 +54,13 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
   bool no_space() const { return no_space_.load(); }
   void SetSyncsFail(bool fail) { syncs_fail_.store(fail); }
   void HoldSyncs(bool hold);
+  void HoldWalAppends(bool hold);
+  // While WAL appends are held: lets the next one (or the one waiting) go.
+  void LetOneWalAppendThrough();
+  // How many WAL appends are waiting now.
+  int held_wal_appends();
+  // Returns once `fname`'s append may go on (called by every append first).
+  void WaitWhileAppendHeld(const std::string& fname);
   // Returns once syncs are not held (called by every sync first).
   void WaitWhileSyncsHeld();
   // The error a sync returns now, if any.
@@ -103,6 +112,9 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
   std::mutex hold_mu_;
   std::condition_variable hold_cv_;
   bool syncs_held_ = false;
+  bool wal_appends_held_ = false;
+  int wal_appends_let_through_ = 0;
+  int wal_appends_waiting_ = 0;
 };
 
 }  // namespace exactly::broker

@@ -131,7 +131,7 @@ absl::Status SpooledProducer::Impl::Append(std::span<const Record> records,
       return w.status;
     }
     if (!w.written && !writing_) {
-      WriteGroup(lock);
+      WriteGroup(lock, &w);
     } else if (w.written && !syncing_) {
       SyncGroups(lock);
     } else {

@@ -51,7 +51,7 @@ void SpooledProducer::Impl::CommitterMain(Stage stage) {
     cv.wait(lock, [&] { return work() || committer_stop_; });
     if (!work()) break;  // stopping, and nothing asynchronous is left
     if (stage == Stage::kWrite) {
-      WriteGroup(lock);
+      WriteGroup(lock, /*caller=*/nullptr);
     } else {
       SyncGroups(lock);
     }
@@ -64,7 +64,8 @@ void SpooledProducer::Impl::CommitterMain(Stage stage) {
 // RocksDB write batch. With SyncPolicy::kAlways the group then waits for a
 // sync, which the next group's write does not: writing group k+1 overlaps
 // syncing group k.
-void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
+void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock,
+                                       const Waiter* caller) {
   writing_ = true;
   // Everything queued, up to kMaxGroupBytes (at least one Send): a huge
   // write would hold up the sync behind it, and copying it costs more than
@@ -114,9 +115,13 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock) {
     // This thread's Send is in the group: it syncs next if nobody is.
     for (Waiter* w : group) w->written = true;
     unsynced_.push_back({std::move(group), now_ms, started});
-    // Asynchronous Sends do not sync for themselves: the committer does.
-    if (!syncing_ && async_admitted_ > async_finished_) {
-      sync_cv_.notify_one();
+    // Nobody syncing: unless the calling Send syncs next (it was written),
+    // wake whoever syncs for the first written group. Not only for
+    // asynchronous Sends: the committer may have written a group of
+    // synchronous ones, whose threads sleep until woken (the asynchronous
+    // call that had the committer running may have completed meanwhile).
+    if (!syncing_ && (caller == nullptr || !caller->written)) {
+      WakeForStage(Stage::kSync, unsynced_.front().sends.front());
     }
   } else {
     FinishGroup(group, status, now_ms, started);

@@ -158,8 +158,9 @@ class SpooledProducer::Impl {
   void CommitterMain(Stage stage);
   // The group commit, in two stages that overlap (see Append): one thread
   // writes the queued Sends to the WAL while another syncs the groups
-  // written before.
-  void WriteGroup(std::unique_lock<std::mutex>& lock);
+  // written before. `caller`: the synchronous Send whose thread writes, or
+  // null for the committer thread.
+  void WriteGroup(std::unique_lock<std::mutex>& lock, const Waiter* caller);
   void SyncGroups(std::unique_lock<std::mutex>& lock);
   // With mu_ held: `group` is durable (or failed with `status`); wakes its
   // Sends.

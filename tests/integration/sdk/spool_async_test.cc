@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -204,6 +205,67 @@ TEST_F(SpoolSendAsyncTest, SendAndSendAsyncTogetherLoseNothing) {
   ASSERT_TRUE((*spool)->Close().ok());
   EXPECT_EQ(ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 2)),
             Expected(0, 1999));
+}
+
+// The committer thread writes synchronous Sends too when they queued behind
+// its write. If the asynchronous call that had it running completes during
+// that write, the synchronous Sends must still be woken to be synced: they
+// once slept forever (seen under TSan in CI). The WAL appends are held so
+// that the steps happen in exactly that order.
+TEST_F(SpoolSendAsyncTest, SyncSendsWrittenByTheCommitterAreSynced) {
+  const std::string topic = NewTopic("spool-async-committer", 1);
+  FaultyDisk disk;
+  auto spool = SpooledProducer::Create(SpoolOnFaultyDisk(disk));
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  auto eventually = [](const std::function<bool()>& condition) {
+    const auto deadline = std::chrono::steady_clock::now() + kPatience;
+    while (!condition()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  };
+  const std::string first = Value(0), second = Value(1), third = Value(2);
+  const Record async_record{.topic = topic, .value = first};
+  const Record sync_record{.topic = topic, .value = second};
+  const Record unsticking_record{.topic = topic, .value = third};
+
+  // The committer writes the asynchronous call and is held in its append.
+  disk.fs->HoldWalAppends(true);
+  std::atomic<bool> async_done{false};
+  ASSERT_TRUE((*spool)
+                  ->SendAsync({&async_record, 1},
+                              [&](const absl::Status& s) {
+                                EXPECT_TRUE(s.ok()) << s;
+                                async_done = true;
+                              })
+                  .ok());
+  ASSERT_TRUE(eventually([&] { return disk.fs->held_wal_appends() == 1; }));
+  // A synchronous Send queues behind that write.
+  std::future<absl::Status> sent = std::async(
+      std::launch::async, [&] { return (*spool)->Send(sync_record); });
+  ASSERT_TRUE(eventually([&] { return (*spool)->metrics().depth == 2; }));
+  // The write goes through; the committer, still running, writes the
+  // synchronous Send (held again) while the asynchronous call is synced and
+  // completes.
+  disk.fs->LetOneWalAppendThrough();
+  ASSERT_TRUE(eventually(
+      [&] { return async_done.load() && disk.fs->held_wal_appends() == 1; }));
+  disk.fs->HoldWalAppends(false);
+
+  const bool returned = sent.wait_for(kPatience) == std::future_status::ready;
+  EXPECT_TRUE(returned) << "the synchronous Send was written, never synced";
+  if (!returned) {
+    // Another asynchronous call has the committer sync everything, so that
+    // the test can end.
+    (*spool)->SendAsync({&unsticking_record, 1}, nullptr).IgnoreError();
+  }
+  EXPECT_TRUE(sent.get().ok());
+  ASSERT_TRUE((*spool)->Flush(kPatience).ok());
+  ASSERT_TRUE((*spool)->Close().ok());
+  const std::multiset<std::string> values =
+      ValuesOf(ReadCommittedAssigned(bootstrap(), topic, 1));
+  EXPECT_EQ(values, returned ? Expected(0, 1) : Expected(0, 2));
 }
 
 TEST_F(SpoolSendAsyncTest, ARefusedCallNeverCompletes) {
