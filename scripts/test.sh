@@ -23,6 +23,9 @@ for arg in "$@"; do
   esac
 done
 JOBS=$(nproc)
+# Each step's header says how long the run has taken so far (where CI's time goes).
+STARTED=$SECONDS
+step() { echo "== [$((SECONDS - STARTED)) s] $*"; }
 
 if [ "$CI" = 1 ]; then
   scripts/setup.sh --build-dir build --werror --build-type Release
@@ -37,48 +40,48 @@ fi
 # kafka-python and aiokafka from PyPI in a venv, scripts/pypi_clients.sh; skipped when PyPI
 # cannot be reached). Two more run after this one:
 # cluster3 (below) and kafka1/kafka3 (at the end).
-echo "== all tests (CTest)"
+step "all tests (CTest)"
 ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -LE 'kafka|cluster3'
 
 # The cluster3 label (tests/cluster3): the SDK's integration suite, the Python suite and the
 # examples against one exactly-broker --brokers 3 that a fixture starts and stops
 # (scripts/bundled_cluster.sh), and the interop suite with 3 brokers per test. A step of its
 # own, so that the cluster's tests do not share the machine with the main run's.
-echo "== cluster3 label: the suites against 3 bundled brokers"
+step "cluster3 label: the suites against 3 bundled brokers"
 ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -L '^cluster3$'
 
 if [ "$CI" = 1 ]; then
-  echo "== unit and integration tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+  step "unit and integration tests under AddressSanitizer + UndefinedBehaviorSanitizer"
   scripts/setup.sh --build-dir build-asan --werror --sanitize address,undefined --tests-only
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900 -L 'unit|integration'
   # The SDK, spool, Processor, broker and Python tests with threads of their own, under
   # ThreadSanitizer: its own build of just those targets (scripts/tsan.sh has the figures).
-  echo "== integration and Python tests under ThreadSanitizer"
+  step "integration and Python tests under ThreadSanitizer"
   scripts/tsan.sh
   # A brief run of every fuzz target (tests/fuzz/README.md): its own clang build of the sources
   # the targets need (the broker's included, for broker_fuzz), then 20 s per target.
-  echo "== fuzz targets, 20 s each"
+  step "fuzz targets, 20 s each"
   scripts/fuzz.sh --seconds 20
   # The Python package installed as users install it: pip with build isolation in a plain venv,
   # its wheel in another venv, and Debian's offline way, each checked against the bundled
   # broker (scripts/pip_check.sh; about 6-9 minutes on 2 cores).
-  echo "== Python package: pip install (isolated, wheel, offline)"
+  step "Python package: pip install (isolated, wheel, offline)"
   scripts/pip_check.sh --work build-pip
 fi
 # The kafka label: the SDK, Python and example suites again on Apache Kafka (scripts/kafka.sh),
 # on 1 broker and then on 3, one cluster at a time; kafka1 also runs the conformance scenarios
 # (tests/conformance) and the PyPI clients against Kafka.
 if [ "$KAFKA" = 0 ]; then
-  echo "== kafka label SKIPPED: --no-kafka"
+  step "kafka label SKIPPED: --no-kafka"
 elif kafka_why=$(scripts/kafka.sh fetch 2>&1); then
   for size in 1 3; do
-    echo "== kafka label on $size broker(s) of Apache Kafka"
+    step "kafka label on $size broker(s) of Apache Kafka"
     ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -L "^kafka${size}\$"
   done
 elif [ $? = 77 ]; then
-  echo "== kafka label SKIPPED: Apache Kafka cannot be had here: ${kafka_why##*unavailable: }"
+  step "kafka label SKIPPED: Apache Kafka cannot be had here: ${kafka_why##*unavailable: }"
 else
   echo "$kafka_why"; exit 1
 fi
-echo "== all tests passed"
+step "all tests passed"
