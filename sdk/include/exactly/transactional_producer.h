@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -158,8 +159,10 @@ class TransactionalProducer {
   absl::Status Rebuild();
 
   // Aborts an open transaction (so that it does not hold back read_committed
-  // consumers until the coordinator's timeout), flushes for up to `timeout`
-  // and closes. Later calls return OK.
+  // consumers until the coordinator's timeout), flushes and closes, all
+  // within about `timeout`: an abort that cannot finish in it is left to the
+  // coordinator, which aborts the transaction when transaction.timeout.ms
+  // runs out. Later calls return OK.
   absl::Status Close(std::chrono::milliseconds timeout = kDefaultCloseTimeout);
 
   bool in_transaction() const { return in_transaction_; }
@@ -174,8 +177,11 @@ class TransactionalProducer {
   TransactionalProducer(const ProducerOptions& options,
                         std::unique_ptr<internal::ProducerCore> core);
   absl::Status InitTransactions();
-  // Abort(), counted under `cause`.
-  absl::Status AbortFor(AbortCause cause);
+  // Abort(), counted under `cause`, taking at most `limit` when given
+  // (AbortTimeout() otherwise).
+  absl::Status AbortFor(
+      AbortCause cause,
+      std::optional<std::chrono::milliseconds> limit = std::nullopt);
   // A new librdkafka instance (the old one closed at once); the caller then
   // initialises transactions on it, which also starts a new epoch.
   absl::Status ReplaceCore();

@@ -274,7 +274,8 @@ absl::Status TransactionalProducer::Abort() {
   return AbortFor(AbortCause::kRequested);
 }
 
-absl::Status TransactionalProducer::AbortFor(AbortCause cause) {
+absl::Status TransactionalProducer::AbortFor(
+    AbortCause cause, std::optional<std::chrono::milliseconds> limit) {
   if (!fatal_.ok()) return fatal_;
   if (core_->rk() == nullptr) {
     return absl::FailedPreconditionError("the producer is closed");
@@ -284,7 +285,9 @@ absl::Status TransactionalProducer::AbortFor(AbortCause cause) {
   // records back in the queue, where nothing sends them while the abort
   // runs: a single call would wait out its whole timeout (the transaction's
   // remaining time, 60 s by default) for them. Calling again purges them.
-  const auto deadline = std::chrono::steady_clock::now() + AbortTimeout();
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      (limit ? std::min(*limit, AbortTimeout()) : AbortTimeout());
   absl::Status status;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -421,12 +424,16 @@ absl::Status TransactionalProducer::Rebuild() {
 
 absl::Status TransactionalProducer::Close(std::chrono::milliseconds timeout) {
   if (core_->rk() == nullptr) return absl::OkStatus();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   if (in_transaction_ && fatal_.ok()) {
     // Left open, the transaction would hold back read_committed consumers
     // until the coordinator times it out.
-    AbortFor(AbortCause::kClose).IgnoreError();
+    AbortFor(AbortCause::kClose, timeout).IgnoreError();
   }
-  return core_->Close(timeout);
+  return core_->Close(
+      std::max(std::chrono::milliseconds(0),
+               std::chrono::duration_cast<std::chrono::milliseconds>(
+                   deadline - std::chrono::steady_clock::now())));
 }
 
 TransactionStats TransactionalProducer::stats() const {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -200,6 +201,39 @@ TEST_F(TransactionalProducerTest, RetriableCommitErrorIsRetriedNotRerun) {
   EXPECT_EQ(producer->stats().aborted, 0u);
   EXPECT_THAT(Values(ReadCommitted(topic, 3)),
               UnorderedElementsAre("a", "b", "c"));
+}
+
+// Close(timeout) bounds the abort of the transaction left open too: with
+// EndTxn's answer held back for 10 minutes, Close(500 ms) returns long before
+// the abort's own limit (the transaction's timeout, here 5 minutes).
+TEST_F(TransactionalProducerTest, CloseBoundsTheAbortOfAnOpenTransaction) {
+  SKIP_WITHOUT_FAULT_INJECTION();
+  const std::string topic = NewTopic("t-close-bounded");
+  const std::string txn_id = TestCluster::UniqueName("txn");
+  ProducerOptions o = TransactionalOpts(txn_id);
+  o.properties["transaction.timeout.ms"] = "300000";
+  auto producer = MakeProducer(txn_id, &o);
+  ASSERT_NE(producer, nullptr);
+  ASSERT_TRUE(producer->Begin().ok());
+  // Delivered: the partition is in the transaction, so the abort needs an
+  // EndTxn.
+  std::promise<void> delivered;
+  ASSERT_TRUE(producer
+                  ->Send({.topic = topic, .value = "left open"},
+                         [&](const DeliveryReport&) { delivered.set_value(); })
+                  .ok());
+  ASSERT_EQ(delivered.get_future().wait_for(kPatience),
+            std::future_status::ready);
+  ASSERT_TRUE(
+      cluster_->InjectDelay(api::kEndTxn, std::chrono::minutes(10)).ok());
+  std::future<absl::Status> closed = std::async(std::launch::async, [&] {
+    return producer->Close(std::chrono::milliseconds(500));
+  });
+  EXPECT_EQ(closed.wait_for(kPatience), std::future_status::ready)
+      << "Close(500 ms) waited for the abort's own timeout";
+  closed.get().IgnoreError();  // the abort did not finish: not an error here
+  ASSERT_TRUE(
+      cluster_->InjectDelay(api::kEndTxn, std::chrono::milliseconds(0)).ok());
 }
 
 TEST_F(TransactionalProducerTest, GivesUpAfterMaxAttempts) {
