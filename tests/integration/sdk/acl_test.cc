@@ -29,6 +29,7 @@
 #include "protocol/error_code.h"
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
+#include "sdk_test_util.h"
 #include "support/raw_connection.h"
 
 namespace exactly::testing {
@@ -383,15 +384,7 @@ TEST_F(AclTest, ASuperUserNeedsNoAcl) {
   auto consumer = Consumer::Create(c);
   ASSERT_TRUE(consumer.ok()) << consumer.status();
   ASSERT_TRUE((*consumer)->Subscribe({"anything"}).ok());
-  int read = 0;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (read < 5 && std::chrono::steady_clock::now() < deadline) {
-    auto m = (*consumer)->Poll(std::chrono::milliseconds(200));
-    ASSERT_TRUE(m.ok()) << m.status();
-    if (m->has_value()) ++read;
-  }
-  EXPECT_EQ(read, 5);
+  EXPECT_EQ(PollRecords(**consumer, 5, std::chrono::seconds(30)), 5);
 }
 
 TEST_F(AclTest, AclsRoundTripThroughLibrdkafkasAdminApi) {
@@ -544,15 +537,7 @@ TEST_F(AclTest, AClustersBrokersShareTheirAcls) {
   auto consumer = Consumer::Create(c);
   ASSERT_TRUE(consumer.ok()) << consumer.status();
   ASSERT_TRUE((*consumer)->Subscribe({"replicated"}).ok());
-  int read = 0;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (read < 5 && std::chrono::steady_clock::now() < deadline) {
-    auto m = (*consumer)->Poll(std::chrono::milliseconds(200));
-    ASSERT_TRUE(m.ok()) << m.status();
-    if (m->has_value()) ++read;
-  }
-  EXPECT_EQ(read, 5);
+  EXPECT_EQ(PollRecords(**consumer, 5, std::chrono::seconds(30)), 5);
 
   auto bob =
       TransactionalProducer::Create(TxnProducer(servers, "bob", "bob-txn"));

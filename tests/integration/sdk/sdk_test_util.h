@@ -22,6 +22,21 @@ namespace exactly::testing {
 // Liveness bound for waits on a cluster: a test that needs longer has hung.
 inline constexpr std::chrono::seconds kPatience{60};
 
+// Polls `consumer` until it has read `want` records or `patience` ran out,
+// and returns how many it read. A poll error fails the test and ends it.
+inline int PollRecords(Consumer& consumer, int want,
+                       std::chrono::seconds patience) {
+  int read = 0;
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (read < want && std::chrono::steady_clock::now() < deadline) {
+    auto m = consumer.Poll(std::chrono::milliseconds(200));
+    EXPECT_TRUE(m.ok()) << m.status();
+    if (!m.ok()) break;
+    if (m->has_value()) ++read;
+  }
+  return read;
+}
+
 struct ReadRecord {
   std::string key;
   std::string value;

@@ -20,6 +20,7 @@
 #include "protocol/error_code.h"
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
+#include "sdk_test_util.h"
 #include "support/raw_connection.h"
 #include "support/temp_dir.h"
 #include "support/test_certificates.h"
@@ -135,15 +136,7 @@ class SecurityTest : public ::testing::Test {
     EXPECT_TRUE(consumer.ok()) << consumer.status();
     if (!consumer.ok()) return -1;
     EXPECT_TRUE((*consumer)->Subscribe({topic}).ok());
-    int read = 0;
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (read < kRecords && std::chrono::steady_clock::now() < deadline) {
-      auto m = (*consumer)->Poll(std::chrono::milliseconds(200));
-      EXPECT_TRUE(m.ok()) << m.status();
-      if (!m.ok()) break;
-      if (m->has_value()) ++read;
-    }
+    int read = PollRecords(**consumer, kRecords, std::chrono::seconds(60));
     // Nothing more arrives (no duplicate, no marker read as a record).
     for (int i = 0; i < 5; ++i) {
       auto m = (*consumer)->Poll(std::chrono::milliseconds(100));
