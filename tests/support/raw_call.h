@@ -17,27 +17,38 @@
 
 namespace exactly::testing {
 
-// Sends `request` at `version` to the broker on `port` and decodes the
-// answer; a test failure (and an empty Response) if there is none.
+// One request on `c` and its decoded answer: nullopt when the broker closed
+// the connection instead, or answered with something that does not decode.
 template <class Response, class Request>
-Response Call(uint16_t port, int16_t version, const Request& request) {
-  RawConnection c(port);
+std::optional<Response> Exchange(RawConnection& c, int16_t version,
+                                 const Request& request) {
   protocol::RequestHeader h;
   h.api_key = static_cast<int16_t>(Request::kApiKey);
   h.api_version = version;
   h.correlation_id = 7;
   h.client_id = "raw-call";
-  EXPECT_TRUE(c.Send(protocol::EncodeRequestFrame(h, request)));
+  if (!c.Send(protocol::EncodeRequestFrame(h, request))) return std::nullopt;
   std::optional<std::string> frame = c.ReadFrame();
-  EXPECT_TRUE(frame.has_value()) << "no response";
-  if (!frame) return Response{};
+  if (!frame) return std::nullopt;
   std::string_view body = *frame;
-  EXPECT_TRUE(
-      protocol::ParseResponseHeader(Request::kApiKey, version, &body).ok());
+  if (!protocol::ParseResponseHeader(Request::kApiKey, version, &body).ok()) {
+    return std::nullopt;
+  }
   absl::StatusOr<Response> response =
       protocol::DecodeMessage<Response>(body, version);
-  EXPECT_TRUE(response.ok()) << response.status();
-  return response.ok() ? *response : Response{};
+  if (!response.ok()) return std::nullopt;
+  return *std::move(response);
+}
+
+// Sends `request` at `version` to the broker on `port` on a fresh connection
+// and decodes the answer; a test failure (and an empty Response) if there is
+// none.
+template <class Response, class Request>
+Response Call(uint16_t port, int16_t version, const Request& request) {
+  RawConnection c(port);
+  std::optional<Response> response = Exchange<Response>(c, version, request);
+  EXPECT_TRUE(response.has_value()) << "no answer, or one that does not decode";
+  return response ? *std::move(response) : Response{};
 }
 
 }  // namespace exactly::testing

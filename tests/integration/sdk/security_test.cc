@@ -21,6 +21,7 @@
 #include "protocol/messages/all.h"
 #include "protocol/request_header.h"
 #include "sdk_test_util.h"
+#include "support/raw_call.h"
 #include "support/raw_connection.h"
 #include "support/temp_dir.h"
 #include "support/test_certificates.h"
@@ -236,28 +237,6 @@ TEST_F(SecurityTest, TlsClientAuthenticationNeedsACertificate) {
   Apply((*started)->bootstrap_servers(SecurityProtocol::kSsl),
         SecurityProtocol::kSsl, Tls(), &p.properties, &p.bootstrap_servers);
   EXPECT_FALSE(TransactionalProducer::Create(p).ok());
-}
-
-// One request on `c` and its decoded answer (nullopt when the broker closed
-// the connection instead).
-template <class Response, class Request>
-std::optional<Response> Exchange(RawConnection& c, int16_t version,
-                                 const Request& request) {
-  protocol::RequestHeader h;
-  h.api_key = static_cast<int16_t>(Request::kApiKey);
-  h.api_version = version;
-  h.correlation_id = 11;
-  h.client_id = "security-test";
-  if (!c.Send(protocol::EncodeRequestFrame(h, request))) return std::nullopt;
-  std::optional<std::string> frame = c.ReadFrame();
-  if (!frame) return std::nullopt;
-  std::string_view body = *frame;
-  if (!protocol::ParseResponseHeader(Request::kApiKey, version, &body).ok())
-    return std::nullopt;
-  absl::StatusOr<Response> response =
-      protocol::DecodeMessage<Response>(body, version);
-  if (!response.ok()) return std::nullopt;
-  return *response;
 }
 
 TEST_F(SecurityTest, BrokenAndHostileConnectionsAreClosedHarmlessly) {
