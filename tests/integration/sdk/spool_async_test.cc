@@ -217,14 +217,6 @@ TEST_F(SpoolSendAsyncTest, SyncSendsWrittenByTheCommitterAreSynced) {
   FaultyDisk disk;
   auto spool = SpooledProducer::Create(SpoolOnFaultyDisk(disk));
   ASSERT_TRUE(spool.ok()) << spool.status();
-  auto eventually = [](const std::function<bool()>& condition) {
-    const auto deadline = std::chrono::steady_clock::now() + kPatience;
-    while (!condition()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return true;
-  };
   const std::string first = Value(0), second = Value(1), third = Value(2);
   const Record async_record{.topic = topic, .value = first};
   const Record sync_record{.topic = topic, .value = second};
@@ -240,16 +232,16 @@ TEST_F(SpoolSendAsyncTest, SyncSendsWrittenByTheCommitterAreSynced) {
                                 async_done = true;
                               })
                   .ok());
-  ASSERT_TRUE(eventually([&] { return disk.fs->held_wal_appends() == 1; }));
+  ASSERT_TRUE(Eventually([&] { return disk.fs->held_wal_appends() == 1; }));
   // A synchronous Send queues behind that write.
   std::future<absl::Status> sent = std::async(
       std::launch::async, [&] { return (*spool)->Send(sync_record); });
-  ASSERT_TRUE(eventually([&] { return (*spool)->metrics().depth == 2; }));
+  ASSERT_TRUE(Eventually([&] { return (*spool)->metrics().depth == 2; }));
   // The write goes through; the committer, still running, writes the
   // synchronous Send (held again) while the asynchronous call is synced and
   // completes.
   disk.fs->LetOneWalAppendThrough();
-  ASSERT_TRUE(eventually(
+  ASSERT_TRUE(Eventually(
       [&] { return async_done.load() && disk.fs->held_wal_appends() == 1; }));
   disk.fs->HoldWalAppends(false);
 
