@@ -112,7 +112,6 @@ void SpooledProducer::Impl::WriteGroup(std::unique_lock<std::mutex>& lock,
     next_seq_ = first_seq;
     FinishGroup(group, status, now_ms, started);
   } else if (options_.sync == SyncPolicy::kAlways) {
-    // This thread's Send is in the group: it syncs next if nobody is.
     for (Waiter* w : group) w->written = true;
     unsynced_.push_back({std::move(group), now_ms, started});
     // Nobody syncing: unless the calling Send syncs next (it was written),
