@@ -47,6 +47,8 @@ for arg in "$@"; do
 done
 BUILD_DIR=build-tsan
 JOBS=$(nproc)
+# Tests run 3 per core, as scripts/test.sh runs them: they mostly wait on brokers and timeouts.
+TEST_JOBS=${EXACTLY_TEST_JOBS:-$((3 * JOBS))}
 
 TARGETS=(--target sdk_integration_test --target broker_integration_test)
 SETUP_ARGS=()
@@ -64,7 +66,7 @@ echo "== tsan: build took $((SECONDS - start)) s"
 export TSAN_OPTIONS="second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
 start=$SECONDS
 echo "== tsan: SDK and broker integration tests"
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900 -L '^integration$' \
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$TEST_JOBS" --timeout 900 -L '^integration$' \
   -E '^(SpoolCrashTest|ProcessorKillTest|KafkaFaultsTest)\.'
 if [ "$PYTHON" = 1 ]; then
   echo "== tsan: Python bindings (libtsan preloaded into /usr/bin/python3)"
@@ -72,14 +74,45 @@ if [ "$PYTHON" = 1 ]; then
   # only a preloaded definition is found before libc's. test_memory.py is left out: it bounds
   # the RSS, which TSan's shadow memory multiplies.
   # Reports go to files (pytest captures stderr, and some tests' child processes drop theirs).
+  # One pytest per file, TEST_JOBS at a time, each with its own log; a failed file's log is
+  # shown.
   reports="$PWD/$BUILD_DIR/tsan-python"
-  rm -rf "$reports" && mkdir -p "$reports"
+  rm -rf "$reports" && mkdir -p "$reports/logs"
+  run_file() {
+    local name status=0
+    name=$(basename "$1" .py)
+    LD_PRELOAD="$(gcc -print-file-name=libtsan.so.2) $PWD/$BUILD_DIR/libexactly_tsan_c11_threads.so" \
+      TSAN_OPTIONS="$TSAN_OPTIONS log_path=$reports/report" \
+      PYTHONPATH="$PWD/$BUILD_DIR/bindings/python" PYTHONDONTWRITEBYTECODE=1 \
+      /usr/bin/python3 -m pytest -q -p no:cacheprovider -p exactly.pytest_plugin "$1" \
+      >"$reports/logs/$name.log" 2>&1 || status=$?
+    echo "$status" >"$reports/logs/$name.status"
+  }
+  files=()
+  for f in bindings/python/tests/test_*.py; do
+    [ "$(basename "$f")" = test_memory.py ] || files+=("$f")
+  done
+  running=0
+  for f in "${files[@]}"; do
+    run_file "$f" &
+    running=$((running + 1))
+    if [ "$running" -ge "$TEST_JOBS" ]; then
+      wait -n
+      running=$((running - 1))
+    fi
+  done
+  wait
   status=0
-  LD_PRELOAD="$(gcc -print-file-name=libtsan.so.2) $PWD/$BUILD_DIR/libexactly_tsan_c11_threads.so" \
-    TSAN_OPTIONS="$TSAN_OPTIONS log_path=$reports/report" \
-    PYTHONPATH="$PWD/$BUILD_DIR/bindings/python" PYTHONDONTWRITEBYTECODE=1 \
-    /usr/bin/python3 -m pytest -q -p no:cacheprovider -p exactly.pytest_plugin \
-    --ignore=bindings/python/tests/test_memory.py bindings/python/tests || status=$?
+  for f in "${files[@]}"; do
+    name=$(basename "$f" .py)
+    file_status=$(cat "$reports/logs/$name.status" 2>/dev/null || echo "no status")
+    echo "$name: $(tail -1 "$reports/logs/$name.log")"
+    if [ "$file_status" != 0 ]; then
+      cat "$reports/logs/$name.log"
+      echo "== tsan: $name FAILED (exit $file_status)"
+      status=1
+    fi
+  done
   if compgen -G "$reports/report.*" >/dev/null; then
     cat "$reports"/report.*
     echo "== tsan: the Python suite's processes reported the races above"
