@@ -9,6 +9,8 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -124,6 +126,11 @@ std::vector<std::pair<int8_t, int32_t>> Infos(uint16_t port,
 
 // Whether librdkafka authenticates to `servers` (a SASL_PLAINTEXT listener)
 // as `user` with `password`: a metadata request answered.
+// Whether a librdkafka client logs in as `user` with `password`: true once a
+// Metadata request is answered, false once librdkafka reports the login
+// refused (RD_KAFKA_RESP_ERR__AUTHENTICATION); neither within 30 s fails the
+// test. Waiting for the refusal, not for a timeout, keeps a refused login
+// from costing seconds and from being mistaken for a slow broker.
 bool Authenticates(const std::string& servers, int8_t mechanism,
                    const std::string& user, const std::string& password) {
   char err[512];
@@ -139,14 +146,33 @@ bool Authenticates(const std::string& servers, int8_t mechanism,
               RD_KAFKA_CONF_OK)
         << err;
   }
+  std::atomic<bool> refused{false};
+  rd_kafka_conf_set_opaque(conf, &refused);
+  rd_kafka_conf_set_error_cb(
+      conf, [](rd_kafka_t*, int error, const char*, void* opaque) {
+        if (error == RD_KAFKA_RESP_ERR__AUTHENTICATION)
+          static_cast<std::atomic<bool>*>(opaque)->store(true);
+      });
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
   EXPECT_NE(rk, nullptr) << err;
   if (rk == nullptr) return false;
-  const rd_kafka_metadata_t* md = nullptr;
-  rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, nullptr, &md, 4000);
-  if (md != nullptr) rd_kafka_metadata_destroy(md);
+  std::optional<bool> logged_in;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!logged_in && std::chrono::steady_clock::now() < deadline) {
+    const rd_kafka_metadata_t* md = nullptr;
+    if (rd_kafka_metadata(rk, 0, nullptr, &md, 200) ==
+        RD_KAFKA_RESP_ERR_NO_ERROR) {
+      logged_in = true;
+    }
+    if (md != nullptr) rd_kafka_metadata_destroy(md);
+    rd_kafka_poll(rk, 0);  // serves the error callback
+    if (!logged_in && refused.load()) logged_in = false;
+  }
   rd_kafka_destroy(rk);
-  return e == RD_KAFKA_RESP_ERR_NO_ERROR;
+  EXPECT_TRUE(logged_in.has_value())
+      << user << ": neither logged in nor refused within 30 s";
+  return logged_in.value_or(false);
 }
 
 BrokerOptions SaslOptions() {
