@@ -7,10 +7,10 @@
 #
 # Targets: request_fuzz record_batch_fuzz spool_record_fuzz wal_salvage_fuzz broker_fuzz
 # admin_command_fuzz sasl_fuzz.
-# Prints, per target, libFuzzer's executions (stat::number_of_executed_units) and its last
-# coverage line (cov: ...). Exits non-zero if a target crashes, leaks, times out or runs out of
-# memory; the input that did it is saved under build-fuzz/crashes/ (reproduce with
-# build-fuzz/tests/fuzz/<target> build-fuzz/crashes/<file>).
+# Runs one target per core at a time. Prints, per target, libFuzzer's executions
+# (stat::number_of_executed_units) and its last coverage line (cov: ...). Exits non-zero if a
+# target crashes, leaks, times out or runs out of memory; the input that did it is saved under
+# build-fuzz/crashes/ (reproduce with build-fuzz/tests/fuzz/<target> build-fuzz/crashes/<file>).
 # The corpus a run grows stays in build-fuzz/corpus/<target>/ and is reused by the next run.
 # CI runs 20 s per target (scripts/test.sh --ci). Finding bugs takes much longer: for that, run
 # it for hours (--seconds 3600 or more), by hand; it is not part of any test.
@@ -64,16 +64,35 @@ if [ "$SEEDS" = 1 ]; then
 fi
 
 mkdir -p "$BUILD/crashes" "$BUILD/logs"
-failed=()
 for t in "${TARGETS[@]}"; do
   [ -x "$BIN/$t" ] || { echo "fuzz.sh: no target $t (${ALL_TARGETS[*]})" >&2; exit 2; }
+done
+# One target per core at a time (each fuzzes on one thread); the results are reported in order.
+fuzz_one() {
+  local t=$1 status=0
   mkdir -p "$BUILD/corpus/$t"
-  log="$BUILD/logs/$t.log"
-  echo "== $t for ${SECONDS_EACH}s"
-  status=0
   "$BIN/$t" -max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$BUILD/crashes/$t-" "$BUILD/corpus/$t" "tests/fuzz/corpus/$t" \
-    >"$log" 2>&1 || status=$?
+    >"$BUILD/logs/$t.log" 2>&1 || status=$?
+  echo "$status" >"$BUILD/logs/$t.status"
+}
+echo "== ${TARGETS[*]}: ${SECONDS_EACH}s each, $(nproc) at a time"
+running=0
+for t in "${TARGETS[@]}"; do
+  rm -f "$BUILD/logs/$t.status"
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$(nproc)" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+failed=()
+for t in "${TARGETS[@]}"; do
+  log="$BUILD/logs/$t.log"
+  status=$(cat "$BUILD/logs/$t.status" 2>/dev/null || echo "no status")
+  echo "== $t"
   grep -E "stat::number_of_executed_units" "$log" || true
   grep -E "cov: " "$log" | tail -1 || true
   if [ "$status" != 0 ]; then
