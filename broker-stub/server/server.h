@@ -50,7 +50,6 @@ class Server {
  private:
   void Accept();
 
-  asio::io_context& io_;
   ConnectionLimits limits_;
   int32_t max_connections_;
   std::shared_ptr<FrameArena> arena_;
