@@ -77,17 +77,9 @@ fuzz_one() {
   echo "$status" >"$BUILD/logs/$t.status"
 }
 echo "== ${TARGETS[*]}: ${SECONDS_EACH}s each, $(nproc) at a time"
-running=0
-for t in "${TARGETS[@]}"; do
-  rm -f "$BUILD/logs/$t.status"
-  fuzz_one "$t" &
-  running=$((running + 1))
-  if [ "$running" -ge "$(nproc)" ]; then
-    wait -n
-    running=$((running - 1))
-  fi
-done
-wait
+for t in "${TARGETS[@]}"; do rm -f "$BUILD/logs/$t.status"; done
+source scripts/parallel.sh
+parallel_each "$(nproc)" fuzz_one "${TARGETS[@]}"
 failed=()
 for t in "${TARGETS[@]}"; do
   log="$BUILD/logs/$t.log"

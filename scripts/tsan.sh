@@ -92,16 +92,8 @@ if [ "$PYTHON" = 1 ]; then
   for f in bindings/python/tests/test_*.py; do
     [ "$(basename "$f")" = test_memory.py ] || files+=("$f")
   done
-  running=0
-  for f in "${files[@]}"; do
-    run_file "$f" &
-    running=$((running + 1))
-    if [ "$running" -ge "$TEST_JOBS" ]; then
-      wait -n
-      running=$((running - 1))
-    fi
-  done
-  wait
+  source scripts/parallel.sh
+  parallel_each "$TEST_JOBS" run_file "${files[@]}"
   status=0
   for f in "${files[@]}"; do
     name=$(basename "$f" .py)
