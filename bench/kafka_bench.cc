@@ -31,8 +31,10 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -100,14 +102,13 @@ struct KafkaTarget {
   ~KafkaTarget() { Stop(); }
 };
 
-void CreateTopic(const std::string& bootstrap, const std::string& topic) {
-  RdKafka admin =
-      NewClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}});
+// Creates `topic` (kPartitions) through `client`'s Admin API.
+void CreateTopicWith(rd_kafka_t* client, const std::string& topic) {
   char err[512];
   rd_kafka_NewTopic_t* t =
       rd_kafka_NewTopic_new(topic.c_str(), kPartitions, -1, err, sizeof err);
-  rd_kafka_queue_t* q = rd_kafka_queue_new(admin.get());
-  rd_kafka_CreateTopics(admin.get(), &t, 1, nullptr, q);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(client);
+  rd_kafka_CreateTopics(client, &t, 1, nullptr, q);
   rd_kafka_event_t* e = rd_kafka_queue_poll(q, 60000);
   std::string why;
   if (e == nullptr) {
@@ -126,6 +127,12 @@ void CreateTopic(const std::string& bootstrap, const std::string& topic) {
   rd_kafka_queue_destroy(q);
   rd_kafka_NewTopic_destroy(t);
   if (!why.empty()) Die("create topic " + topic + ": " + why);
+}
+
+void CreateTopic(const std::string& bootstrap, const std::string& topic) {
+  RdKafka admin =
+      NewClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}});
+  CreateTopicWith(admin.get(), topic);
 }
 
 // Records a second from the first record read to the last, over `passes`
@@ -175,6 +182,27 @@ void DieOn(rd_kafka_error_t* e, const char* what) {
   Die(why);
 }
 
+// Cores kept busy while one measurement ran (CPU seconds over wall seconds):
+// the broker's process, and this one (the client: librdkafka's threads). On 2
+// cores they show which side limits a rate.
+struct Busy {
+  double broker = 0;
+  double client = 0;
+};
+
+// Runs `rate()` and returns what it returns, noting in *busy the cores the
+// broker `pid` and this process used meanwhile.
+double Measured(pid_t pid, Busy* busy, const std::function<double()>& rate) {
+  const double broker_before = PidCpuSeconds(pid);
+  const double client_before = ProcessCpuSeconds();
+  Stopwatch wall;
+  const double result = rate();
+  const double seconds = wall.Seconds();
+  busy->broker = (PidCpuSeconds(pid) - broker_before) / seconds;
+  busy->client = (ProcessCpuSeconds() - client_before) / seconds;
+  return result;
+}
+
 // Records committed a second by a transactional producer committing every
 // kCommitMs for `seconds` (as txn_bench measures it).
 double TransactionalRate(const std::string& bootstrap, const std::string& topic,
@@ -202,8 +230,14 @@ double TransactionalRate(const std::string& bootstrap, const std::string& topic,
   return static_cast<double>(sent) / total.Seconds();
 }
 
-// Produces one record (idempotent, acks=all) to `bootstrap` until it is
-// acknowledged; librdkafka keeps reconnecting while the broker starts.
+// Creates a topic and produces one record to it (idempotent, acks=all) until
+// it is acknowledged; librdkafka keeps reconnecting while the broker starts.
+// The topic is created, then asked for, so that the timing measures the
+// broker and not librdkafka's 1 s topic scan: left to auto-creation, the
+// Metadata request that creates the topic is answered
+// UNKNOWN_TOPIC_OR_PARTITION by both brokers (Kafka's controller creates it
+// after the answer); and a topic a connected producer first sees waits for
+// that scan before its metadata is requested.
 void FirstAck(const std::string& bootstrap) {
   auto props = ProducerTuning();
   props["bootstrap.servers"] = bootstrap;
@@ -211,9 +245,15 @@ void FirstAck(const std::string& bootstrap) {
   props["reconnect.backoff.max.ms"] = "10";
   props["log_level"] = "0";
   RdKafka p = NewClient(RD_KAFKA_PRODUCER, props);
-  // Any partition: the topic is created by this very request, and a broker
-  // still starting may not list its partition yet.
-  ProduceOrDie(p.get(), "first", RD_KAFKA_PARTITION_UA, "x");
+  CreateTopicWith(p.get(), "first");
+  rd_kafka_topic_t* topic = rd_kafka_topic_new(p.get(), "first", nullptr);
+  const rd_kafka_metadata_t* metadata = nullptr;
+  if (rd_kafka_metadata(p.get(), 0, topic, &metadata, 60000) ==
+      RD_KAFKA_RESP_ERR_NO_ERROR) {
+    rd_kafka_metadata_destroy(metadata);
+  }
+  rd_kafka_topic_destroy(topic);
+  ProduceOrDie(p.get(), "first", 0, "x");
   if (rd_kafka_flush(p.get(), 120000) != RD_KAFKA_RESP_ERR_NO_ERROR)
     Die("first ack");
 }
@@ -323,11 +363,18 @@ int main(int argc, char** argv) {
       binary, {"--port", "0", "--data-dir", tmp.path() + "/bundled"});
   struct Target {
     std::string name, bootstrap;
+    pid_t pid;
   };
+  pid_t kafka_pid = -1;
+  {
+    std::ifstream pid_file(kafka.dir + "/node-1/pid");
+    pid_file >> kafka_pid;
+  }
+  if (kafka_pid <= 0) Die("no pid in " + kafka.dir + "/node-1/pid");
   const std::vector<Target> targets = {
-      {"Apache Kafka (1 broker, JVM)", kafka.bootstrap},
-      {"bundled broker, in memory", memory.bootstrap},
-      {"bundled broker, --data-dir", disk.bootstrap},
+      {"Apache Kafka (1 broker, JVM)", kafka.bootstrap, kafka_pid},
+      {"bundled broker, in memory", memory.bootstrap, memory.pid},
+      {"bundled broker, --data-dir", disk.bootstrap, disk.pid},
   };
   std::printf(
       "kafka_bench: librdkafka %s, %zu-byte records, %d partitions, median of "
@@ -342,6 +389,14 @@ int main(int argc, char** argv) {
   }
   const size_t n = targets.size();
   std::vector<std::vector<double>> produce(n), consume(n), txn(n);
+  // Per target and phase (produce, consume, txn), each round's busy cores.
+  std::vector<std::array<std::vector<Busy>, 3>> busy(n);
+  auto measured = [&](size_t i, int phase, const std::function<double()>& fn) {
+    Busy b;
+    const double rate = Measured(targets[i].pid, &b, fn);
+    busy[i][phase].push_back(b);
+    return rate;
+  };
   for (int r = 0; r < rounds; ++r) {
     const std::string suffix = "-" + std::to_string(r);
     auto rotated = [&](const std::function<void(size_t)>& fn) {
@@ -352,20 +407,25 @@ int main(int argc, char** argv) {
         CreateTopic(t.bootstrap, base + suffix);
     }
     rotated([&](size_t i) {
-      produce[i].push_back(RawProduceRate(targets[i].bootstrap,
-                                          "produce" + suffix, produce_n,
-                                          kPartitions, kValueBytes));
+      produce[i].push_back(measured(i, 0, [&] {
+        return RawProduceRate(targets[i].bootstrap, "produce" + suffix,
+                              produce_n, kPartitions, kValueBytes);
+      }));
     });
     rotated([&](size_t i) {
       Fill(targets[i].bootstrap, "consume" + suffix, consume_n);
     });
     rotated([&](size_t i) {
-      consume[i].push_back(ConsumeRate(targets[i].bootstrap, "consume" + suffix,
-                                       consume_n, passes));
+      consume[i].push_back(measured(i, 1, [&] {
+        return ConsumeRate(targets[i].bootstrap, "consume" + suffix, consume_n,
+                           passes);
+      }));
     });
     rotated([&](size_t i) {
-      txn[i].push_back(TransactionalRate(targets[i].bootstrap, "txn" + suffix,
-                                         "bench" + suffix, txn_seconds));
+      txn[i].push_back(measured(i, 2, [&] {
+        return TransactionalRate(targets[i].bootstrap, "txn" + suffix,
+                                 "bench" + suffix, txn_seconds);
+      }));
     });
     std::printf("round %d, produce / consume / transactional rec/s:", r + 1);
     for (size_t i = 0; i < n; ++i) {
@@ -388,6 +448,22 @@ int main(int argc, char** argv) {
     std::printf("%-30s %14.0f %7.2fx %14.0f %7.2fx %14.0f %7.2fx\n",
                 targets[i].name.c_str(), Median(produce[i]), pr[i],
                 Median(consume[i]), cr[i], Median(txn[i]), tr[i]);
+  }
+  std::printf(
+      "\n%-30s %19s %19s %19s   (cores busy, broker / client: median of the "
+      "rounds)\n",
+      "target", "produce", "consume", "txn");
+  for (size_t i = 0; i < n && rounds > 0; ++i) {
+    std::printf("%-30s", targets[i].name.c_str());
+    for (const std::vector<Busy>& phase : busy[i]) {
+      std::vector<double> broker, client;
+      for (const Busy& b : phase) {
+        broker.push_back(b.broker);
+        client.push_back(b.client);
+      }
+      std::printf("        %4.2f / %4.2f", Median(broker), Median(client));
+    }
+    std::printf("\n");
   }
   memory.Stop();
   disk.Stop();
