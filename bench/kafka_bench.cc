@@ -9,6 +9,8 @@
 //               [--rounds R=3] [--produce-records N=1000000]
 //               [--consume-records N=120000] [--consume-passes P=5]
 //               [--txn-seconds S=5] [--memory-records N=1000000]
+//               [--broker-flag FLAG]  (one more flag for the bundled broker's
+//               throughput runs, e.g. --frame_huge_pages=false)
 //   (--rounds 0: only the start and memory measurements)
 //
 // Each round creates fresh topics on the three targets and runs, in an order
@@ -333,6 +335,7 @@ int main(int argc, char** argv) {
   const std::string binary =
       args.Str("--broker-bin", DefaultBrokerBinary(argv[0]));
   const std::string script = args.Str("--kafka-script", "scripts/kafka.sh");
+  const std::string broker_flag = args.Str("--broker-flag", "");
 
   TempDir tmp;
   KafkaTarget kafka;
@@ -358,9 +361,15 @@ int main(int argc, char** argv) {
   int status = 0;
   const std::string version =
       Lines(Capture("'" + script + "' fetch 2>/dev/null", &status)).back();
-  ChildProcess memory = SpawnBroker(binary, {"--port", "0"});
-  ChildProcess disk = SpawnBroker(
-      binary, {"--port", "0", "--data-dir", tmp.path() + "/bundled"});
+  std::vector<std::string> memory_args = {"--port", "0"};
+  std::vector<std::string> disk_args = {"--port", "0", "--data-dir",
+                                        tmp.path() + "/bundled"};
+  if (!broker_flag.empty()) {
+    memory_args.push_back(broker_flag);
+    disk_args.push_back(broker_flag);
+  }
+  ChildProcess memory = SpawnBroker(binary, memory_args);
+  ChildProcess disk = SpawnBroker(binary, disk_args);
   struct Target {
     std::string name, bootstrap;
     pid_t pid;
@@ -378,9 +387,9 @@ int main(int argc, char** argv) {
   };
   std::printf(
       "kafka_bench: librdkafka %s, %zu-byte records, %d partitions, median of "
-      "%d rounds; Kafka from %s\n",
-      rd_kafka_version_str(), kValueBytes, kPartitions, rounds,
-      version.c_str());
+      "%d rounds; Kafka from %s%s%s\n",
+      rd_kafka_version_str(), kValueBytes, kPartitions, rounds, version.c_str(),
+      broker_flag.empty() ? "" : "; bundled broker with ", broker_flag.c_str());
   for (const Target& t : targets) {  // warm-up, untimed
     if (rounds == 0) break;
     CreateTopic(t.bootstrap, "warmup");

@@ -46,6 +46,7 @@ BrokerState::BrokerState(const BrokerOptions& options, asio::io_context& io,
       io_(io),
       faults_(faults),
       frames_(std::make_shared<FrameArena>(FrameArenaOptions{
+          .huge_pages = options.frame_huge_pages,
           .max_waste_bytes =
               options.max_frame_waste_bytes < 0
                   ? SIZE_MAX

@@ -47,6 +47,9 @@ ABSL_FLAG(int64_t, max_decompressed_batch_bytes, 256 << 20,
 ABSL_FLAG(int64_t, max_frame_waste_bytes, 8 << 20,
           "Frame chunks keeping less than half their size are emptied (their "
           "batches copied out) once they waste more than this; -1 never.");
+ABSL_FLAG(bool, frame_huge_pages, true,
+          "Request frames of 4 KiB and more go to chunks asking for "
+          "transparent huge pages; false keeps 4 KiB pages.");
 ABSL_FLAG(int64_t, flush_messages, 0,
           "fsync the log after this many records (0: no count trigger).");
 ABSL_FLAG(int64_t, flush_ms, 0,
@@ -172,6 +175,7 @@ int main(int argc, char** argv) {
   options.max_decompressed_batch_bytes =
       absl::GetFlag(FLAGS_max_decompressed_batch_bytes);
   options.max_frame_waste_bytes = absl::GetFlag(FLAGS_max_frame_waste_bytes);
+  options.frame_huge_pages = absl::GetFlag(FLAGS_frame_huge_pages);
   options.flush.every_messages = absl::GetFlag(FLAGS_flush_messages);
   options.flush.every_ms = absl::GetFlag(FLAGS_flush_ms);
   options.node_id = absl::GetFlag(FLAGS_node_id);

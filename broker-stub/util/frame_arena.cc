@@ -33,7 +33,7 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 // all of it with huge pages.
 class FrameArena::Chunk {
  public:
-  explicit Chunk(size_t bytes) : size_(RoundUp(bytes, kHugePage)) {
+  Chunk(size_t bytes, bool huge_pages) : size_(RoundUp(bytes, kHugePage)) {
     // Over-map by one huge page, then trim to an aligned range.
     size_t mapped = size_ + kHugePage;
     void* raw = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
@@ -47,7 +47,8 @@ class FrameArena::Chunk {
       munmap(reinterpret_cast<void*>(aligned + size_), end - aligned - size_);
     base_ = reinterpret_cast<char*>(aligned);
     // Advice only: without transparent huge pages this is an ordinary mapping.
-    madvise(base_, size_, MADV_HUGEPAGE);
+    // NOHUGEPAGE keeps 4 KiB pages even where THP is "always".
+    madvise(base_, size_, huge_pages ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     ASAN_POISON_MEMORY_REGION(base_, size_);
   }
   ~Chunk() {
@@ -74,7 +75,8 @@ class FrameArena::Chunk {
 // deleters that run on any thread, hence the lock.
 class FrameArena::Registry {
  public:
-  explicit Registry(size_t spare_capacity) : spare_capacity_(spare_capacity) {}
+  Registry(size_t spare_capacity, bool huge_pages)
+      : spare_capacity_(spare_capacity), huge_pages_(huge_pages) {}
 
   std::mutex mu;
   std::map<const char*, Chunk*> live;  // by base
@@ -83,7 +85,7 @@ class FrameArena::Registry {
 
   // A new mapping of at least `bytes`.
   std::unique_ptr<Chunk> Map(size_t bytes) {
-    auto chunk = std::make_unique<Chunk>(bytes);
+    auto chunk = std::make_unique<Chunk>(bytes, huge_pages_);
     std::lock_guard<std::mutex> lock(mu);
     mapped += chunk->size();
     return chunk;
@@ -130,6 +132,7 @@ class FrameArena::Registry {
 
  private:
   const size_t spare_capacity_;
+  const bool huge_pages_;
   std::vector<std::unique_ptr<Chunk>> spares_;
 };
 
@@ -167,7 +170,8 @@ bool FrameEvacuation::Contains(const char* p) const {
 
 FrameArena::FrameArena(FrameArenaOptions options)
     : options_(options),
-      registry_(std::make_shared<Registry>(options.spare_chunks)) {}
+      registry_(std::make_shared<Registry>(options.spare_chunks,
+                                           options.huge_pages)) {}
 
 FrameArena::~FrameArena() = default;
 

@@ -41,6 +41,10 @@ struct FrameArenaOptions {
   size_t chunk_bytes = size_t{16} << 20;
   // Frames below this come from the heap.
   size_t min_frame_bytes = 4096;
+  // Whether chunks ask for transparent huge pages (MADV_HUGEPAGE) or keep
+  // 4 KiB pages (MADV_NOHUGEPAGE). Which faults in faster depends on the
+  // machine (the comment at the top).
+  bool huge_pages = true;
   // Emptied chunks kept mapped for reuse (resident memory the broker holds on
   // to: at most spare_chunks * chunk_bytes).
   size_t spare_chunks = 1;

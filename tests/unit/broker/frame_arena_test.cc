@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,58 @@ FrameArenaOptions SmallChunks() {
   options.chunk_bytes = size_t{4} << 20;
   options.min_frame_bytes = 1024;
   return options;
+}
+
+// The VmFlags of the mapping holding `p` (/proc/self/smaps): "hg" marks
+// MADV_HUGEPAGE, "nh" MADV_NOHUGEPAGE, whatever the machine's THP setting.
+std::vector<std::string> MappingFlags(const void* p) {
+  const auto address = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> begin >> dash >> end && dash == '-' &&
+        line.find(':') > line.find(' ')) {
+      inside = begin <= address && address < end;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) {
+      std::istringstream words(line.substr(8));
+      std::vector<std::string> flags;
+      for (std::string flag; words >> flag;) flags.push_back(flag);
+      return flags;
+    }
+  }
+  return {};
+}
+
+bool HasFlag(const std::vector<std::string>& flags, const std::string& flag) {
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+TEST(FrameArenaTest, ChunksAskForHugePagesOrForSmallOnesAsTold) {
+  FrameArenaOptions huge = SmallChunks();
+  FrameArena with(huge);
+  SharedBuffer in_huge = with.Allocate(8192);
+  std::vector<std::string> flags = MappingFlags(in_huge.get());
+  ASSERT_FALSE(flags.empty()) << "no mapping found in /proc/self/smaps";
+  EXPECT_TRUE(HasFlag(flags, "hg"));
+  EXPECT_FALSE(HasFlag(flags, "nh"));
+
+  FrameArenaOptions small = SmallChunks();
+  small.huge_pages = false;
+  FrameArena without(small);
+  SharedBuffer in_small = without.Allocate(8192);
+  flags = MappingFlags(in_small.get());
+  ASSERT_FALSE(flags.empty()) << "no mapping found in /proc/self/smaps";
+  EXPECT_TRUE(HasFlag(flags, "nh"));
+  EXPECT_FALSE(HasFlag(flags, "hg"));
+  // Both hold bytes alike.
+  std::memset(in_small.get(), 7, 8192);
+  EXPECT_EQ(in_small.get()[8191], 7);
 }
 
 TEST(FrameArenaTest, SmallFramesComeFromTheHeap) {
