@@ -6,7 +6,7 @@
 #   scripts/bench.sh            # all of them (about 14 minutes on 2 cores)
 #   scripts/bench.sh broker     # one: broker | cluster | group | txn | abort | sdk | spool | crc |
 #                               #      faults | python | kafka
-#   (kafka: the bundled broker against Apache Kafka from scripts/kafka.sh, about 6 minutes)
+#   (kafka: the bundled broker against Apache Kafka from scripts/kafka.sh, about 2 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --build-dir build --build-type RelWithDebInfo
