@@ -75,8 +75,7 @@ class FrameArena::Chunk {
 // deleters that run on any thread, hence the lock.
 class FrameArena::Registry {
  public:
-  Registry(size_t spare_capacity, bool huge_pages)
-      : spare_capacity_(spare_capacity), huge_pages_(huge_pages) {}
+  explicit Registry(size_t spare_capacity) : spare_capacity_(spare_capacity) {}
 
   std::mutex mu;
   std::map<const char*, Chunk*> live;  // by base
@@ -84,8 +83,8 @@ class FrameArena::Registry {
   size_t kept = 0;                     // bytes kept in live chunks
 
   // A new mapping of at least `bytes`.
-  std::unique_ptr<Chunk> Map(size_t bytes) {
-    auto chunk = std::make_unique<Chunk>(bytes, huge_pages_);
+  std::unique_ptr<Chunk> Map(size_t bytes, bool huge_pages) {
+    auto chunk = std::make_unique<Chunk>(bytes, huge_pages);
     std::lock_guard<std::mutex> lock(mu);
     mapped += chunk->size();
     return chunk;
@@ -132,7 +131,6 @@ class FrameArena::Registry {
 
  private:
   const size_t spare_capacity_;
-  const bool huge_pages_;
   std::vector<std::unique_ptr<Chunk>> spares_;
 };
 
@@ -170,8 +168,7 @@ bool FrameEvacuation::Contains(const char* p) const {
 
 FrameArena::FrameArena(FrameArenaOptions options)
     : options_(options),
-      registry_(std::make_shared<Registry>(options.spare_chunks,
-                                           options.huge_pages)) {}
+      registry_(std::make_shared<Registry>(options.spare_chunks)) {}
 
 FrameArena::~FrameArena() = default;
 
@@ -180,7 +177,7 @@ std::shared_ptr<FrameArena::Chunk> FrameArena::NextChunk() {
   if (chunk != nullptr) {
     ++chunks_reused_;
   } else {
-    chunk = registry_->Map(options_.chunk_bytes);
+    chunk = registry_->Map(options_.chunk_bytes, options_.huge_pages);
     ++chunks_mapped_;
   }
   return Registry::Share(registry_, std::move(chunk), /*reuse=*/true);
@@ -190,7 +187,8 @@ SharedBuffer FrameArena::Allocate(size_t size) {
   if (size < options_.min_frame_bytes) return NewSharedBuffer(size);
   if (size > options_.chunk_bytes / 4) {
     std::shared_ptr<Chunk> own = Registry::Share(
-        registry_, registry_->Map(size + kRedZone), /*reuse=*/false);
+        registry_, registry_->Map(size + kRedZone, options_.huge_pages),
+        /*reuse=*/false);
     ++chunks_mapped_;
     ASAN_UNPOISON_MEMORY_REGION(own->base(), size);
     // Aliasing: the buffer points at the bytes and owns the mapping.
