@@ -69,21 +69,18 @@ for t in "${TARGETS[@]}"; do
 done
 # One target per core at a time (each fuzzes on one thread); the results are reported in order.
 fuzz_one() {
-  local t=$1 status=0
-  mkdir -p "$BUILD/corpus/$t"
-  "$BIN/$t" -max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$BUILD/crashes/$t-" "$BUILD/corpus/$t" "tests/fuzz/corpus/$t" \
-    >"$BUILD/logs/$t.log" 2>&1 || status=$?
-  echo "$status" >"$BUILD/logs/$t.status"
+  mkdir -p "$BUILD/corpus/$1"
+  "$BIN/$1" -max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$BUILD/crashes/$1-" "$BUILD/corpus/$1" "tests/fuzz/corpus/$1" \
+    >"$BUILD/logs/$1.log" 2>&1
 }
 echo "== ${TARGETS[*]}: ${SECONDS_EACH}s each, $(nproc) at a time"
-for t in "${TARGETS[@]}"; do rm -f "$BUILD/logs/$t.status"; done
 source scripts/parallel.sh
-parallel_each "$(nproc)" fuzz_one "${TARGETS[@]}"
+parallel_each "$(nproc)" "$BUILD/logs" fuzz_one "${TARGETS[@]}"
 failed=()
 for t in "${TARGETS[@]}"; do
   log="$BUILD/logs/$t.log"
-  status=$(cat "$BUILD/logs/$t.status" 2>/dev/null || echo "no status")
+  status=$(parallel_status "$BUILD/logs" "$t")
   echo "== $t"
   grep -E "stat::number_of_executed_units" "$log" || true
   grep -E "cov: " "$log" | tail -1 || true

@@ -79,25 +79,22 @@ if [ "$PYTHON" = 1 ]; then
   reports="$PWD/$BUILD_DIR/tsan-python"
   rm -rf "$reports" && mkdir -p "$reports/logs"
   run_file() {
-    local name status=0
-    name=$(basename "$1" .py)
     LD_PRELOAD="$(gcc -print-file-name=libtsan.so.2) $PWD/$BUILD_DIR/libexactly_tsan_c11_threads.so" \
       TSAN_OPTIONS="$TSAN_OPTIONS log_path=$reports/report" \
       PYTHONPATH="$PWD/$BUILD_DIR/bindings/python" PYTHONDONTWRITEBYTECODE=1 \
       /usr/bin/python3 -m pytest -q -p no:cacheprovider -p exactly.pytest_plugin "$1" \
-      >"$reports/logs/$name.log" 2>&1 || status=$?
-    echo "$status" >"$reports/logs/$name.status"
+      >"$reports/logs/$(basename "$1" .py).log" 2>&1
   }
   files=()
   for f in bindings/python/tests/test_*.py; do
     [ "$(basename "$f")" = test_memory.py ] || files+=("$f")
   done
   source scripts/parallel.sh
-  parallel_each "$TEST_JOBS" run_file "${files[@]}"
+  parallel_each "$TEST_JOBS" "$reports/logs" run_file "${files[@]}"
   status=0
   for f in "${files[@]}"; do
     name=$(basename "$f" .py)
-    file_status=$(cat "$reports/logs/$name.status" 2>/dev/null || echo "no status")
+    file_status=$(parallel_status "$reports/logs" "$f")
     echo "$name: $(tail -1 "$reports/logs/$name.log")"
     if [ "$file_status" != 0 ]; then
       cat "$reports/logs/$name.log"
