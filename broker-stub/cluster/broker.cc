@@ -108,7 +108,7 @@ class BrokerImpl {
     });
     probe_.Attach(io_.get(), state_.get());
     if (controller_) JoinCluster();
-    LogInfo("serving on ", options_.host, ":", port_,
+    LogInfo("serving on ", options_.host, ":", port_.load(),
             options_.data_dir.empty()
                 ? " (in memory)"
                 : absl::StrCat(" (data dir ", options_.data_dir, ")"));
@@ -214,7 +214,7 @@ class BrokerImpl {
     if (mode == Broker::RestartMode::kPowerLoss && fs_) {
       if (absl::Status s = fs_->DropUnsyncedData(); !s.ok()) return s;
     }
-    return Start(port_);
+    return Start(port_.load());
   }
 
   // Crash-style, as SIGKILL: no shutdown work; the controller fences it at
@@ -383,7 +383,9 @@ class BrokerImpl {
   std::vector<std::unique_ptr<Server>> servers_;
   std::unique_ptr<asio::ssl::context> tls_;
   std::thread thread_;
-  uint16_t port_ = 0;
+  // Read by bootstrap_servers() and port() on any thread while a restart
+  // (on another) listens again.
+  std::atomic<uint16_t> port_{0};
   std::atomic<bool> running_{false};
   std::shared_ptr<BrokerCounters> counters_ =
       std::make_shared<BrokerCounters>();
@@ -465,10 +467,10 @@ std::string Broker::bootstrap_servers() const {
   std::string host = impl_->options_.advertised_host.empty()
                          ? impl_->options_.host
                          : impl_->options_.advertised_host;
-  return absl::StrCat(host, ":", impl_->port_);
+  return absl::StrCat(host, ":", impl_->port_.load());
 }
 
-uint16_t Broker::port() const { return impl_->port_; }
+uint16_t Broker::port() const { return impl_->port_.load(); }
 
 uint16_t Broker::port(SecurityProtocol protocol) const {
   return impl_->ListenerPort(protocol);
