@@ -283,6 +283,13 @@ TEST_F(SpooledProducerTest, ACommitAnsweredTooLateIsNotSentAgain) {
       SpoolOpts(temp_.Sub("spool"), TestCluster::UniqueName("txn"));
   o.producer.transaction_call_timeout = std::chrono::milliseconds(500);
   o.producer.retry.max_retries = 0;
+  // The 20 records below must be one transaction: while EndTxn answers late,
+  // every commit after the first (the recovery's probe included) times out,
+  // so records left to a second batch would wait for ClearDelays(). A batch
+  // ends on its count, not on time: a slow machine may take longer than
+  // any max_batch_time to spool them (TSan under load: CI, 2026-12-06).
+  o.max_batch_records = 20;
+  o.max_batch_time = std::chrono::seconds(5);  // < transaction.timeout.ms
   auto spool = SpooledProducer::Create(o);
   ASSERT_TRUE(spool.ok()) << spool.status();
   // A first record goes through a recovery (its probe) and one commit.
