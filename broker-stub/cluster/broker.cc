@@ -11,7 +11,10 @@
 #include <asio/steady_timer.hpp>
 #include <atomic>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cluster/active_producers.h"
@@ -135,6 +138,7 @@ class BrokerImpl {
         .max_frame_bytes = options_.max_frame_bytes,
         .max_in_flight_request_bytes = options_.max_in_flight_request_bytes};
     std::map<std::string, int32_t, std::less<>> ports;
+    std::vector<std::pair<SecurityProtocol, uint16_t>> extra_ports;
     for (size_t i = 0; i <= options_.security.listeners.size(); ++i) {
       ListenerOptions l{SecurityProtocol::kPlaintext, port};
       if (i > 0) l = options_.security.listeners[i - 1];
@@ -143,19 +147,25 @@ class BrokerImpl {
           on_request, l.protocol, UsesTls(l.protocol) ? tls_.get() : nullptr);
       if (absl::Status s = server->Listen(options_.host, l.port); !s.ok())
         return s;
-      if (i > 0) options_.security.listeners[i - 1].port = server->port();
+      if (i > 0) {
+        options_.security.listeners[i - 1].port = server->port();
+        extra_ports.emplace_back(l.protocol, server->port());
+      }
       ports[std::string(SecurityProtocolName(l.protocol))] = server->port();
       servers_.push_back(std::move(server));
     }
     state_->set_advertised_port(servers_[0]->port());
     state_->set_listener_ports(ports);
     port_ = servers_[0]->port();
+    std::lock_guard<std::mutex> lock(listener_ports_mu_);
+    listener_ports_ = std::move(extra_ports);
     return absl::OkStatus();
   }
 
   uint16_t ListenerPort(SecurityProtocol protocol) const {
-    for (size_t i = 1; i < servers_.size(); ++i) {
-      if (servers_[i]->protocol() == protocol) return servers_[i]->port();
+    std::lock_guard<std::mutex> lock(listener_ports_mu_);
+    for (const auto& [listener, port] : listener_ports_) {
+      if (listener == protocol) return port;
     }
     return 0;
   }
@@ -186,6 +196,10 @@ class BrokerImpl {
     running_ = false;
     isr_timer_.reset();
     servers_.clear();
+    {
+      std::lock_guard<std::mutex> lock(listener_ports_mu_);
+      listener_ports_.clear();
+    }
     state_.reset();
     io_.reset();
     // What the loop held for a fault goes as a crash would lose it (its
@@ -386,6 +400,10 @@ class BrokerImpl {
   // Read by bootstrap_servers() and port() on any thread while a restart
   // (on another) listens again.
   std::atomic<uint16_t> port_{0};
+  // The other listeners' ports, for port(protocol): servers_ is rebuilt by a
+  // restart while other threads may ask.
+  mutable std::mutex listener_ports_mu_;
+  std::vector<std::pair<SecurityProtocol, uint16_t>> listener_ports_;
   std::atomic<bool> running_{false};
   std::shared_ptr<BrokerCounters> counters_ =
       std::make_shared<BrokerCounters>();
