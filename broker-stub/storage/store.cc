@@ -40,11 +40,26 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   // The broker keeps its logs in memory and reads the database only at
   // start-up, so the database is tuned for writing: modest memtables, no
   // compression of already-compact batches.
-  o.write_buffer_size = 16 << 20;
+  o.write_buffer_size = options.memtable_bytes;
   o.max_write_buffer_number = 3;
   o.compression = rocksdb::kNoCompression;
   o.max_open_files = 256;
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+  // Record batches, the bulk of what is written, go to blob files when a
+  // memtable is flushed and stay there: compaction then rewrites only keys
+  // and the small values. With batches inside the SSTs, compacting the
+  // partitions' interleaved batch keys wrote 1.59 GB for 0.65 GB flushed
+  // (6 M records of 100 bytes on 3 partitions; the LOG's compaction events);
+  // with blob files, next to nothing. No blob garbage collection: it
+  // relocates the live blobs of the oldest files (it rewrote 0.70 GB in the
+  // same run), and a log frees whole files anyway, as retention and topic
+  // deletion drop its oldest batches. (A blob file whose batches are not all
+  // gone, e.g. behind a compacted topic, stays on disk until they are.)
+  // Each flush writes its own blob files, so they come out about a memtable
+  // in size; blob_file_size only caps them.
+  o.enable_blob_files = true;
+  o.min_blob_size = 1024;
+  o.blob_file_size = 64 << 20;
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(o, options.dir, &db);
   if (!s.ok())

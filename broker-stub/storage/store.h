@@ -33,6 +33,10 @@ class Store {
     // A custom Env (the power-loss simulation wraps the file system); null for
     // the default.
     rocksdb::Env* env = nullptr;
+    // How much a memtable holds before it is flushed (to an SST for keys and
+    // small values, to a blob file for record batches). Tests make it small
+    // to see flushes and files come and go sooner.
+    size_t memtable_bytes = 16 << 20;
   };
 
   static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options);
