@@ -111,5 +111,37 @@ TEST(StoreTest, DeletedBatchesFreeTheirBlobFiles) {
       << files.count << " blob files: the deleted batches' files stayed";
 }
 
+TEST(StoreTest, ADeletedTopicFreesItsBlobFiles) {
+  TempDir dir;
+  std::unique_ptr<Store> store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  for (int64_t offset = 0; offset < 400; ++offset) {
+    store->Put(keys::Batch(kTopicId, offset % 3, offset), BatchValue(offset));
+    ASSERT_TRUE(store->Commit().ok());
+  }
+  // As topic deletion does: one range over the topic's batches.
+  store->DeletePrefix(keys::TopicDataPrefix('B', kTopicId));
+  ASSERT_TRUE(store->Commit().ok());
+  // Another topic's log goes on (keeping its last 16 batches), so that
+  // memtables flush and compactions run over the deleted range.
+  for (int64_t offset = 0; offset < 400; ++offset) {
+    store->Put(keys::Batch(kTopicId + 1, 0, offset), BatchValue(offset));
+    if (offset >= 16) store->Delete(keys::Batch(kTopicId + 1, 0, offset - 16));
+    ASSERT_TRUE(store->Commit().ok());
+  }
+  const BlobFiles files = BlobFilesIn(dir.path());
+  EXPECT_LT(files.bytes, uint64_t{6} << 20)
+      << files.count << " blob files: the deleted topic's files stayed";
+  int left = 0;
+  ASSERT_TRUE(store
+                  ->ScanPrefix(keys::TopicDataPrefix('B', kTopicId),
+                               [&](std::string_view, std::string_view) {
+                                 ++left;
+                                 return absl::OkStatus();
+                               })
+                  .ok());
+  EXPECT_EQ(left, 0);
+}
+
 }  // namespace
 }  // namespace exactly::broker
