@@ -94,7 +94,8 @@ async def async_wait_until(predicate, what, pump=None, timeout=TIMEOUT):
 def wait_for_value(read, want, what):
     """Until read() == want. Kafka's brokers apply an admin change (configs, partitions) when
     the controller's record reaches them, a moment after the answer (the bundled broker at
-    once). Fails showing the last value read."""
+    once); a transaction's coordinator writes its markers after EndTxn answers. Fails showing
+    the last value read."""
     seen = []
 
     def matches():

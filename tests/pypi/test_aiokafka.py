@@ -201,7 +201,8 @@ async def test_transactions_read_committed(broker):
     watcher = await started(AIOKafkaConsumer(bootstrap_servers=broker.bootstrap))
     try:
         tp = TopicPartition(topic, 0)
-        assert await watcher.end_offsets([tp]) == {tp: 18}
+        # Kafka writes a transaction's markers after EndTxn answers: wait for the last one.
+        await async_wait_for_value(lambda: watcher.end_offsets([tp]), {tp: 18}, "end offsets")
     finally:
         await watcher.stop()
     committed = await consume_to_end(broker, topic, 1, isolation_level="read_committed")

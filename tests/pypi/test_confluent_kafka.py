@@ -185,8 +185,10 @@ def test_transactions_read_committed(broker):
             producer.flush(TIMEOUT)
             producer.abort_transaction(TIMEOUT)
     # 15 records and 3 markers: committed 0-4 (marker 5), aborted 6-10 (11), committed 12-16 (17).
+    # Kafka writes a transaction's markers after EndTxn answers: wait for the last one.
     watcher = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": unique("g")})
-    assert watcher.get_watermark_offsets(TopicPartition(topic, 0), TIMEOUT) == (0, 18)
+    wait_for_value(lambda: watcher.get_watermark_offsets(TopicPartition(topic, 0), TIMEOUT),
+                   (0, 18), "watermarks")
     watcher.close()
     committed = consume_to_end(broker, topic, 1, **{"isolation.level": "read_committed"})
     assert [(m.offset(), m.value()) for m in committed] == \

@@ -176,8 +176,10 @@ def test_transactions_read_committed(broker, admin):
             producer.abort_transaction()
     producer.close()
     # 15 records and 3 markers: committed 0-4 (marker 5), aborted 6-10 (11), committed 12-16 (17).
+    # Kafka writes a transaction's markers after EndTxn answers: wait for the last one.
     tp = TopicPartition(topic, 0)
-    assert admin.list_partition_offsets({tp: OffsetSpec.LATEST})[tp].offset == 18
+    wait_for_value(lambda: admin.list_partition_offsets({tp: OffsetSpec.LATEST})[tp].offset, 18,
+                   "end offset")
     committed = consume_to_end(broker, topic, 1, isolation_level="read_committed")
     assert [(r.offset, r.value) for r in committed] == \
         [(o, b"c%d" % o) for o in range(5)] + [(12 + i, b"l%d" % i) for i in range(5)]
