@@ -47,9 +47,9 @@ ABSL_FLAG(int64_t, max_decompressed_batch_bytes, 256 << 20,
 ABSL_FLAG(int64_t, max_frame_waste_bytes, 8 << 20,
           "Frame chunks keeping less than half their size are emptied (their "
           "batches copied out) once they waste more than this; -1 never.");
-ABSL_FLAG(bool, frame_huge_pages, true,
+ABSL_FLAG(bool, frame_huge_pages, false,
           "Request frames of 4 KiB and more go to chunks asking for "
-          "transparent huge pages; false keeps 4 KiB pages.");
+          "transparent huge pages; false (the default) keeps 4 KiB pages.");
 ABSL_FLAG(int64_t, flush_messages, 0,
           "fsync the log after this many records (0: no count trigger).");
 ABSL_FLAG(int64_t, flush_ms, 0,

@@ -5,8 +5,10 @@
 // filling fresh 4 KiB pages against 3 GB/s with 2 MiB pages; measured again
 // on 2026-12-06, the opposite, 2.6-2.8 GB/s against 0.37-0.96 GB/s, on a host
 // that takes back free 2 MiB blocks: README, "Against Apache Kafka"). So large
-// frames are cut one after another from big chunks that ask for transparent
-// huge pages. When the last frame cut from a chunk is released (retention, a
+// frames are cut one after another from big chunks, on 4 KiB pages by default
+// (never far behind) or, when asked, on transparent huge pages (much faster on
+// some machines, much slower on others). When the last frame cut from a chunk
+// is released (retention, a
 // deleted topic), the chunk is kept as a spare, its pages still faulted in, and
 // the next chunk is that one: a broker whose log is bounded stops faulting
 // altogether. Chunks beyond `spare_chunks` are unmapped. Small frames (most
@@ -43,8 +45,10 @@ struct FrameArenaOptions {
   size_t min_frame_bytes = 4096;
   // Whether chunks ask for transparent huge pages (MADV_HUGEPAGE) or keep
   // 4 KiB pages (MADV_NOHUGEPAGE). Which faults in faster depends on the
-  // machine (the comment at the top).
-  bool huge_pages = true;
+  // machine (the comment at the top); 4 KiB pages are never far behind, where
+  // huge pages were 3-7 times slower on a VM whose host takes back free
+  // 2 MiB blocks.
+  bool huge_pages = false;
   // Emptied chunks kept mapped for reuse (resident memory the broker holds on
   // to: at most spare_chunks * chunk_bytes).
   size_t spare_chunks = 1;

@@ -52,6 +52,7 @@ bool HasFlag(const std::vector<std::string>& flags, const std::string& flag) {
 
 TEST(FrameArenaTest, ChunksAskForHugePagesOrForSmallOnesAsTold) {
   FrameArenaOptions huge = SmallChunks();
+  huge.huge_pages = true;
   FrameArena with(huge);
   SharedBuffer in_huge = with.Allocate(8192);
   std::vector<std::string> flags = MappingFlags(in_huge.get());
@@ -59,8 +60,7 @@ TEST(FrameArenaTest, ChunksAskForHugePagesOrForSmallOnesAsTold) {
   EXPECT_TRUE(HasFlag(flags, "hg"));
   EXPECT_FALSE(HasFlag(flags, "nh"));
 
-  FrameArenaOptions small = SmallChunks();
-  small.huge_pages = false;
+  FrameArenaOptions small = SmallChunks();  // the default
   FrameArena without(small);
   SharedBuffer in_small = without.Allocate(8192);
   flags = MappingFlags(in_small.get());

@@ -74,11 +74,11 @@ struct BrokerOptions {
   // batches copied out) once together they waste more than this. -1 never
   // empties one: zero-copy at any memory cost, for benchmarks.
   int64_t max_frame_waste_bytes = 8 << 20;
-  // Request frames of 4 KiB and more are read into chunks that ask for
-  // transparent huge pages; false keeps them on 4 KiB pages, which fault in
-  // faster on hosts that take back free 2 MiB blocks (README, "Against
-  // Apache Kafka").
-  bool frame_huge_pages = true;
+  // Request frames of 4 KiB and more are read into chunks that keep 4 KiB
+  // pages; true asks for transparent huge pages, which fault in faster on
+  // some machines and 3-7 times slower on hosts that take back free 2 MiB
+  // blocks (README, "Against Apache Kafka").
+  bool frame_huge_pages = false;
   FlushPolicy flush;
   // Group coordinator: how long the rebalance of an empty group waits for more
   // members (Kafka's group.initial.rebalance.delay.ms, Kafka's default 3000),
