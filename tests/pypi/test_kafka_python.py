@@ -103,7 +103,11 @@ def run_group(broker, admin, assignor):
     def member(name):
         consumer = KafkaConsumer(bootstrap_servers=broker.bootstrap, group_id=group,
                                  partition_assignment_strategy=(assignor,),
-                                 session_timeout_ms=6000, heartbeat_interval_ms=500)
+                                 session_timeout_ms=6000, heartbeat_interval_ms=500,
+                                 # A leader that joined before its metadata held the new
+                                 # topic assigns nothing ("No partition metadata", seen on
+                                 # Kafka in CI) and rejoins at the next refresh: soon.
+                                 metadata_max_age_ms=1000)
         consumer.subscribe([topic], listener=Recorder(name, events))
         return consumer
 
