@@ -8,10 +8,9 @@
 // frames are cut one after another from big chunks, on 4 KiB pages by default
 // (never far behind) or, when asked, on transparent huge pages (much faster on
 // some machines, much slower on others). When the last frame cut from a chunk
-// is released (retention, a
-// deleted topic), the chunk is kept as a spare, its pages still faulted in, and
-// the next chunk is that one: a broker whose log is bounded stops faulting
-// altogether. Chunks beyond `spare_chunks` are unmapped. Small frames (most
+// is released (retention, a deleted topic), the chunk is kept as a spare, its
+// pages still faulted in, and the next chunk is that one: a broker whose log
+// is bounded stops faulting altogether. Chunks beyond `spare_chunks` are unmapped. Small frames (most
 // requests other than Produce) come from the heap, which recycles them warm.
 //
 // Memory is bounded by what the log keeps, whatever the requests. A batch the
