@@ -10,8 +10,9 @@
 // some machines, much slower on others). When the last frame cut from a chunk
 // is released (retention, a deleted topic), the chunk is kept as a spare, its
 // pages still faulted in, and the next chunk is that one: a broker whose log
-// is bounded stops faulting altogether. Chunks beyond `spare_chunks` are unmapped. Small frames (most
-// requests other than Produce) come from the heap, which recycles them warm.
+// is bounded stops faulting altogether. Chunks beyond `spare_chunks` are
+// unmapped. Small frames (most requests other than Produce) come from the
+// heap, which recycles them warm.
 //
 // Memory is bounded by what the log keeps, whatever the requests. A batch the
 // log keeps in place pins its whole chunk, so the arena counts the bytes kept
