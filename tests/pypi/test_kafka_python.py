@@ -2,6 +2,8 @@
 against the broker: produce and consume, eager and cooperative groups, idempotence, transactions
 read back at both isolation levels, send_offsets_to_transaction, and the Admin API, with the
 transaction admin calls (KIP-664) and ListGroups v5's type filter."""
+import time
+
 import pytest
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, OffsetAndMetadata, \
     TopicPartition
@@ -14,6 +16,7 @@ from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.protocol.consumer import IsolationLevel
 
 from conftest import now_ms, unique, wait_for_value, wait_until
+from kafka_python_support import PolledMember, subscribe
 
 TIMEOUT_MS = 30_000  # for each blocking client call
 
@@ -55,7 +58,7 @@ def consume_to_end(broker, topic, partitions, **conf):
                              auto_offset_reset="earliest", enable_auto_commit=False, **conf)
     parts = [TopicPartition(topic, p) for p in range(partitions)]
     ends = consumer.end_offsets(parts)
-    consumer.subscribe([topic])
+    subscribe(consumer, [topic])
     records = []
 
     def pump():
@@ -103,29 +106,24 @@ def run_group(broker, admin, assignor):
     def member(name):
         consumer = KafkaConsumer(bootstrap_servers=broker.bootstrap, group_id=group,
                                  partition_assignment_strategy=(assignor,),
-                                 session_timeout_ms=6000, heartbeat_interval_ms=500,
-                                 # A leader that joined before its metadata held the new
-                                 # topic assigns nothing ("No partition metadata", seen on
-                                 # Kafka in CI) and rejoins at the next refresh: soon.
-                                 metadata_max_age_ms=1000)
-        consumer.subscribe([topic], listener=Recorder(name, events))
-        return consumer
+                                 session_timeout_ms=6000, heartbeat_interval_ms=500)
+        subscribe(consumer, [topic], listener=Recorder(name, events))
+        return PolledMember(name, consumer)
 
-    def owned(consumer):
-        return sorted(tp.partition for tp in consumer.assignment())
+    def pause():
+        time.sleep(0.05)
 
     c1 = member("c1")
-    wait_until(lambda: owned(c1) == every, lambda: f"c1 alone owns all; events {events}",
-               lambda: c1.poll(timeout_ms=100))
+    wait_until(lambda: c1.owned() == every, lambda: f"c1 alone owns all; events {events}",
+               pause)
     c2 = member("c2")
-    wait_until(lambda: len(owned(c1)) == len(owned(c2)) == 2 and
-               sorted(owned(c1) + owned(c2)) == every,
-               lambda: f"c1, c2 own 2 partitions each; events {events}",
-               lambda: (c1.poll(timeout_ms=100), c2.poll(timeout_ms=100)))
-    moved = owned(c2)
+    wait_until(lambda: len(c1.owned()) == len(c2.owned()) == 2 and
+               sorted(c1.owned() + c2.owned()) == every,
+               lambda: f"c1, c2 own 2 partitions each; events {events}", pause)
+    moved = c2.owned()
     c2.close()  # LeaveGroup
-    wait_until(lambda: owned(c1) == every, lambda: f"c1 owns all again; events {events}",
-               lambda: c1.poll(timeout_ms=100))
+    wait_until(lambda: c1.owned() == every, lambda: f"c1 owns all again; events {events}",
+               pause)
     history = list(events)  # before close() revokes what c1 has
     c1.close()
     return history, moved
@@ -295,9 +293,10 @@ def test_admin_list_offsets(broker, admin):
 def test_admin_groups(broker, admin):
     topic, group = create_topic(admin, 2), unique("g")
     produce(broker, topic, [(p, b"x%d" % i) for i, p in enumerate((0, 0, 0, 1, 1))])
-    consumer = KafkaConsumer(topic, bootstrap_servers=broker.bootstrap, group_id=group,
+    consumer = KafkaConsumer(bootstrap_servers=broker.bootstrap, group_id=group,
                              client_id="kp-admin-member", enable_auto_commit=False,
                              session_timeout_ms=6000, heartbeat_interval_ms=500)
+    subscribe(consumer, [topic])
     wait_until(lambda: len(consumer.assignment()) == 2, "the member's assignment",
                lambda: consumer.poll(timeout_ms=100))
     consumer.commit({TopicPartition(topic, 0): OffsetAndMetadata(2, "", -1),

@@ -30,6 +30,7 @@ from kafka.protocol.sasl import SaslAuthenticateRequest, SaslHandshakeRequest
 
 import security_support
 from conftest import unique, wait_until
+from kafka_python_support import subscribe
 # password(user); and the fixtures: the certificates and the module's brokers.
 from security_support import acl_broker, certs, client_auth, secured, password  # noqa: F401
 
@@ -74,7 +75,7 @@ def consume(conf, topic, group=None):
     consumer = KafkaConsumer(group_id=group or unique("g"), auto_offset_reset="earliest",
                              enable_auto_commit=False, **conf)
     if group:
-        consumer.subscribe([topic])
+        subscribe(consumer, [topic])
     else:
         consumer.assign([TopicPartition(topic, 0)])
         consumer.seek(TopicPartition(topic, 0), 0)
