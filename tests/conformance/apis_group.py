@@ -1,8 +1,9 @@
 """Consumer groups and their offsets: the schemas of the group APIs (JoinGroup, SyncGroup,
-Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, DescribeGroups, ListGroups, DeleteGroups,
-OffsetDelete, and the transactional AddOffsetsToTxn, TxnOffsetCommit and EndTxn that leave an
-offset pending), written from Kafka's message definitions at the versions the group scenarios
-use, and the few calls that take a member through them (test_groups.py, test_offsets.py).
+Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, DescribeGroups, DeleteGroups, OffsetDelete,
+and the transactional AddOffsetsToTxn, TxnOffsetCommit and EndTxn that leave an offset
+pending; ListGroups is in tests/wire/apis.py, shared with tests/kafka), written from Kafka's
+message definitions at the versions the group scenarios use, and the few calls that take a
+member through them (test_groups.py, test_offsets.py).
 
 Every nullable string a scenario does not mean to set (group_instance_id above all: "" would
 make the member a static one) is passed as None explicitly; wire.py fills an unnamed field with
@@ -149,16 +150,6 @@ DESCRIBE_GROUPS = Api(15, "DescribeGroups", 5, request=[
         ], "0+"),
         ("authorized_operations", "int32", "3+"),
     ], "0+"),
-])
-
-LIST_GROUPS = Api(16, "ListGroups", 3, request=[
-    ("states_filter", ["string"], "4+"),
-    ("types_filter", ["string"], "5+"),
-], response=[
-    ("throttle_time_ms", "int32", "1+"),
-    ("error_code", "int16", "0+"),
-    ("groups", [("group_id", "string", "0+"), ("protocol_type", "string", "0+"),
-                ("group_state", "string", "4+"), ("group_type", "string", "5+")], "0+"),
 ])
 
 DELETE_GROUPS = Api(42, "DeleteGroups", 2, request=[

@@ -9,6 +9,7 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "wire"))  # the codec and the shared schemas
 sys.path.insert(0, str(HERE.parent / "kafka"))
 import kafka_cluster  # noqa: E402
 from side_by_side import Broker  # noqa: E402

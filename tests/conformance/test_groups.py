@@ -3,7 +3,8 @@ SyncGroup's assignments, Heartbeat's and LeaveGroup's errors, static members, an
 (DescribeGroups, ListGroups, DeleteGroups). Observations never include member ids (the brokers
 make them up); "is the leader" is the member's own comparison of leader with its id."""
 import errors
-from apis_group import (DELETE_GROUPS, DESCRIBE_GROUPS, JOIN_GROUP, LEAVE_GROUP, LIST_GROUPS,
+from apis import LIST_GROUPS
+from apis_group import (DELETE_GROUPS, DESCRIBE_GROUPS, JOIN_GROUP, LEAVE_GROUP,
                         OFFSET_DELETE, OFFSET_FETCH, SYNC_GROUP, assignment, commit,
                         group_connection, heartbeat, join, join_fields, leader_and_follower,
                         stable_member, subscription, sync, sync_fields)

@@ -16,8 +16,8 @@ naming it: the shell (scripts/kafka.sh), pytest (import this module) and C++ tes
     scripts/kafka.sh stop /tmp/k
     scripts/kafka.sh run --brokers 1 -- ctest ...        # a cluster for one command
 
-Only the Python standard library is used (the two requests it sends, Metadata and
-FindCoordinator, are encoded here), so any python3 runs it.
+Only the Python standard library is used, so any python3 runs it. The two requests it sends,
+Metadata and FindCoordinator, are encoded by the tests' shared codec (tests/wire).
 """
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ import sys
 import tempfile
 import time
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "wire"))
+import apis  # noqa: E402
+import wire  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 POM = ROOT / "tests" / "kafka" / "pom.xml"
@@ -193,93 +197,33 @@ def _free_ports(n: int) -> List[int]:
 
 # --- the two requests the harness sends: Metadata v4 and FindCoordinator v1 -----------------
 
-def _string(s: Optional[str]) -> bytes:
-    if s is None:
-        return struct.pack(">h", -1)
-    b = s.encode()
-    return struct.pack(">h", len(b)) + b
-
-
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data, self.pos = data, 0
-
-    def take(self, fmt: str):
-        v = struct.unpack_from(fmt, self.data, self.pos)
-        self.pos += struct.calcsize(fmt)
-        return v[0]
-
-    def string(self) -> Optional[str]:
-        n = self.take(">h")
-        if n < 0:
-            return None
-        s = self.data[self.pos:self.pos + n].decode()
-        self.pos += n
-        return s
-
-
-def _request(host: str, port: int, api_key: int, version: int, body: bytes,
-             timeout: float = 5.0) -> _Reader:
-    header = struct.pack(">hhi", api_key, version, 1) + _string("exactly-kafka-harness")
-    frame = header + body
-    with socket.create_connection((host, port), timeout=timeout) as s:
-        s.sendall(struct.pack(">i", len(frame)) + frame)
-        size = b""
-        while len(size) < 4:
-            chunk = s.recv(4 - len(size))
-            if not chunk:
-                raise ConnectionError("connection closed")
-            size += chunk
-        (n,) = struct.unpack(">i", size)
-        data = b""
-        while len(data) < n:
-            chunk = s.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError("connection closed")
-            data += chunk
-    r = _Reader(data)
-    r.take(">i")  # correlation id
-    return r
+def _call(host: str, port: int, api: wire.Api, version: int, **values) -> dict:
+    with wire.Connection(host, port, client_id="exactly-kafka-harness", timeout=5.0) as conn:
+        return conn.call(api, version, **values)
 
 
 def metadata(host: str, port: int, topics: Optional[Sequence[str]] = None) -> dict:
     """Metadata v4: {'brokers': {id: (host, port)}, 'controller': id,
     'topics': {name: {'error': code, 'partitions': {p: {'leader','replicas','isr','error'}}}}}."""
-    if topics is None:
-        body = struct.pack(">i", -1)
-    else:
-        body = struct.pack(">i", len(topics)) + b"".join(_string(t) for t in topics)
-    body += struct.pack(">?", False)  # allow_auto_topic_creation
-    r = _request(host, port, 3, 4, body)
-    r.take(">i")  # throttle
-    brokers = {}
-    for _ in range(r.take(">i")):
-        node, bhost, bport = r.take(">i"), r.string(), r.take(">i")
-        r.string()  # rack
-        brokers[node] = (bhost, bport)
-    r.string()  # cluster id
-    controller = r.take(">i")
-    out_topics = {}
-    for _ in range(r.take(">i")):
-        terr, name = r.take(">h"), r.string()
-        r.take(">?")  # internal
-        parts = {}
-        for _ in range(r.take(">i")):
-            perr, pid, leader = r.take(">h"), r.take(">i"), r.take(">i")
-            replicas = [r.take(">i") for _ in range(r.take(">i"))]
-            isr = [r.take(">i") for _ in range(r.take(">i"))]
-            parts[pid] = {"error": perr, "leader": leader, "replicas": replicas, "isr": isr}
-        out_topics[name] = {"error": terr, "partitions": parts}
-    return {"brokers": brokers, "controller": controller, "topics": out_topics}
+    answer = _call(host, port, apis.METADATA, 4,
+                   topics=None if topics is None else [{"name": t} for t in topics],
+                   allow_auto_topic_creation=False)
+    return {
+        "brokers": {b["node_id"]: (b["host"], b["port"]) for b in answer["brokers"]},
+        "controller": answer["controller_id"],
+        "topics": {t["name"]: {"error": t["error_code"],
+                               "partitions": {p["partition_index"]: {
+                                   "error": p["error_code"], "leader": p["leader_id"],
+                                   "replicas": p["replica_nodes"], "isr": p["isr_nodes"]}
+                                   for p in t["partitions"]}}
+                   for t in answer["topics"]},
+    }
 
 
 def find_coordinator(host: str, port: int, key: str, key_type: int) -> Tuple[int, int]:
     """FindCoordinator v1 (key_type 0: group, 1: transaction): (error code, node id)."""
-    r = _request(host, port, 10, 1, _string(key) + struct.pack(">b", key_type))
-    r.take(">i")
-    error = r.take(">h")
-    r.string()
-    return error, r.take(">i")
+    answer = _call(host, port, apis.FIND_COORDINATOR, 1, key=key, key_type=key_type)
+    return answer["error_code"], answer["node_id"]
 
 
 def wait_served(bootstrap: str, topic: str, partitions: int = 1, timeout: float = 60.0) -> None:
@@ -604,7 +548,7 @@ class KafkaCluster:
                     self.coordinator("exactly-harness-probe", 0, timeout=5)
                     return
                 why = f"registered: {sorted(registered)}, waiting for {sorted(want)}"
-            except (ClusterError, OSError, struct.error) as e:
+            except (ClusterError, OSError, ValueError, struct.error) as e:
                 why = str(e)
             time.sleep(0.3)
         raise ClusterError(f"Kafka did not serve within {timeout:.0f} s ({why})")

@@ -5,7 +5,7 @@ state and type filters, gets the same answer from both brokers' coordinators.
 CTest runs it in the kafka labels (EXACTLY_KAFKA_CLUSTER names the running Kafka cluster,
 EXACTLY_BROKER_BIN the bundled broker's binary); without a Kafka cluster the Kafka half skips and
 says so. /usr/bin/python3 (Debian's confluent-kafka joins the group; the requests are encoded
-here).
+by tests/wire, the codec the conformance scenarios use).
 """
 import pathlib
 import sys
@@ -17,36 +17,19 @@ from confluent_kafka import Consumer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import kafka_cluster  # noqa: E402
-import raw_protocol  # noqa: E402
-
-LIST_GROUPS = 16
+import kafka_cluster  # noqa: E402  (puts tests/wire on the path)
+import wire  # noqa: E402
+from apis import LIST_GROUPS  # noqa: E402
 
 
 def list_groups(host, port, version, states=None, types=None):
     """ListGroups at `version`: (error, {group id: (protocol type, state, type)})."""
-    w = raw_protocol.Writer(flexible=version >= 3)
-    if version >= 4:
-        w.array_length(len(states or []))
-        for s in states or []:
-            w.string(s)
-    if version >= 5:
-        w.array_length(len(types or []))
-        for t in types or []:
-            w.string(t)
-    w.tags()
-    r = raw_protocol.call(host, port, LIST_GROUPS, version, w.data, w.flexible)
-    if version >= 1:
-        r.int32()  # throttle time
-    error = r.int16()
-    groups = {}
-    for _ in range(r.array_length()):
-        group_id, protocol_type = r.string(), r.string()
-        state = r.string() if version >= 4 else None
-        group_type = r.string() if version >= 5 else None
-        r.tags()
-        groups[group_id] = (protocol_type, state, group_type)
-    return error, groups
+    with wire.Connection(host, port, client_id="exactly-side-by-side-test", timeout=10) as c:
+        answer = c.call(LIST_GROUPS, version, states_filter=states or [],
+                        types_filter=types or [])
+    return answer["error_code"], {
+        g["group_id"]: (g["protocol_type"], g.get("group_state"), g.get("group_type"))
+        for g in answer["groups"]}
 
 
 def answers(bootstrap):

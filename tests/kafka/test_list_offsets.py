@@ -7,7 +7,8 @@ codes, offsets, timestamps and leader epochs.
 
 CTest runs it in the kafka labels (EXACTLY_KAFKA_CLUSTER names the running Kafka cluster,
 EXACTLY_BROKER_BIN the bundled broker's binary); without a Kafka cluster the Kafka half skips and
-says so. /usr/bin/python3 (Debian's confluent-kafka for producing; the requests are encoded here).
+says so. /usr/bin/python3 (Debian's confluent-kafka for producing; the requests are encoded by
+tests/wire, the codec the conformance scenarios use).
 """
 import pathlib
 import sys
@@ -18,8 +19,9 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import kafka_cluster  # noqa: E402
-import raw_protocol  # noqa: E402
+import kafka_cluster  # noqa: E402  (puts tests/wire on the path)
+import wire  # noqa: E402
+from apis import LIST_OFFSETS  # noqa: E402
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -1, -2, -3, -4
 TIMESTAMPS = [1000, 3000, 2000]
@@ -27,24 +29,15 @@ TIMESTAMPS = [1000, 3000, 2000]
 
 def list_offsets(host, port, version, topic, timestamp):
     """One partition (0) asked at `version`: (error, timestamp, offset, leader epoch)."""
-    w = raw_protocol.Writer(flexible=version >= 6).int32(-1)  # replica id
-    if version >= 2:
-        w.int8(0)  # isolation level: read_uncommitted
-    w.array_length(1).string(topic).array_length(1).int32(0)
-    if version >= 4:
-        w.int32(-1)  # current leader epoch
-    w.int64(timestamp).tags().tags().tags()
-    r = raw_protocol.call(host, port, 2, version, w.data, w.flexible)
-    if version >= 2:
-        r.int32()  # throttle time
-    assert r.array_length() == 1
-    assert r.string() == topic
-    assert r.array_length() == 1
-    assert r.int32() == 0
-    error = r.int16()
-    ts, offset = r.int64(), r.int64()
-    epoch = r.int32() if version >= 4 else None
-    return error, ts, offset, epoch
+    with wire.Connection(host, port, client_id="exactly-side-by-side-test", timeout=10) as c:
+        answer = c.call(LIST_OFFSETS, version, replica_id=-1, isolation_level=0, topics=[
+            {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1,
+                                            "timestamp": timestamp}]}])
+    [t] = answer["topics"]
+    assert t["name"] == topic
+    [p] = t["partitions"]
+    assert p["partition_index"] == 0
+    return p["error_code"], p["timestamp"], p["offset"], p.get("leader_epoch")
 
 
 def answers(bootstrap):

@@ -17,8 +17,9 @@ import uuid
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "kafka"))
-import kafka_cluster  # noqa: E402
-import raw_protocol  # noqa: E402
+import kafka_cluster  # noqa: E402  (puts tests/wire on the path)
+import wire  # noqa: E402
+from apis import API_VERSIONS  # noqa: E402
 
 # How long a test waits for something that should happen in a moment (a rebalance, records)
 # before failing: generous, so that a loaded CI machine is not a failure.
@@ -119,13 +120,10 @@ async def async_wait_for_value(read, want, what):
 def api_versions(bootstrap):
     """ApiVersions v0 asked of the first bootstrap server: {api key: (min, max)}."""
     host, port = bootstrap.split(",")[0].rsplit(":", 1)
-    reader = raw_protocol.call(host, port, 18, 0, b"", flexible=False)
-    assert reader.int16() == 0, "ApiVersions answered an error"
-    apis = {}
-    for _ in range(reader.int32()):
-        key, low, high = reader.int16(), reader.int16(), reader.int16()
-        apis[key] = (low, high)
-    return apis
+    with wire.Connection(host, port, client_id="exactly-side-by-side-test", timeout=10) as c:
+        answer = c.call(API_VERSIONS, 0)
+    assert answer["error_code"] == 0, "ApiVersions answered an error"
+    return {a["api_key"]: (a["min_version"], a["max_version"]) for a in answer["api_keys"]}
 
 
 def now_ms():

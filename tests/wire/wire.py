@@ -1,5 +1,8 @@
-"""A small schema-driven codec of Kafka requests and responses, for the conformance scenarios:
-any field at any version, including the ones a client library would never send wrong.
+"""A small schema-driven codec of Kafka requests and responses: any field at any version,
+including the ones a client library would never send wrong. The conformance scenarios
+(tests/conformance) build every request with it; the Kafka harness (tests/kafka/kafka_cluster.py)
+and the side-by-side tests of tests/kafka and tests/pypi use it for the requests they encode by
+hand. apis.py beside it holds the schemas they share.
 
 A message is a list of fields; a field is `(name, type, versions)`:
 

@@ -1,6 +1,7 @@
-"""Schemas of the APIs every scenario needs (wire.py explains the notation), written from
-Kafka's message definitions at the versions the scenarios use. Scenario families keep their
-own APIs in apis_<family>.py."""
+"""Schemas of the APIs every conformance scenario needs, and those the Kafka harness
+(tests/kafka/kafka_cluster.py) and the side-by-side tests of tests/kafka and tests/pypi send
+(wire.py explains the notation), written from Kafka's message definitions at the versions they
+use. The conformance scenario families keep their own APIs in tests/conformance/apis_<family>.py."""
 from wire import Api
 
 API_VERSIONS = Api(18, "ApiVersions", 3, request=[
@@ -191,4 +192,14 @@ INIT_PRODUCER_ID = Api(22, "InitProducerId", 2, request=[
     ("error_code", "int16", "0+"),
     ("producer_id", "int64", "0+"),
     ("producer_epoch", "int16", "0+"),
+])
+
+LIST_GROUPS = Api(16, "ListGroups", 3, request=[
+    ("states_filter", ["string"], "4+"),
+    ("types_filter", ["string"], "5+"),
+], response=[
+    ("throttle_time_ms", "int32", "1+"),
+    ("error_code", "int16", "0+"),
+    ("groups", [("group_id", "string", "0+"), ("protocol_type", "string", "0+"),
+                ("group_state", "string", "4+"), ("group_type", "string", "5+")], "0+"),
 ])
