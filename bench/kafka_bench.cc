@@ -205,10 +205,22 @@ double Measured(pid_t pid, Busy* busy, const std::function<double()>& rate) {
   return result;
 }
 
+// Where a transactional run's time went: the kCommitMs windows of producing
+// (the loop enqueues as fast as librdkafka takes records) and the calls to
+// commit_transaction (the drain of what is still in flight, then EndTxn). The
+// broker shortens only the second.
+struct TxnTimes {
+  int commits = 0;
+  double commit_seconds = 0;
+  int64_t records = 0;
+};
+
 // Records committed a second by a transactional producer committing every
-// kCommitMs for `seconds` (as txn_bench measures it).
+// kCommitMs for `seconds` (as txn_bench measures it); *times, when given,
+// gets where the time went.
 double TransactionalRate(const std::string& bootstrap, const std::string& topic,
-                         const std::string& txn_id, double seconds) {
+                         const std::string& txn_id, double seconds,
+                         TxnTimes* times = nullptr) {
   RdKafka p = NewClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap},
                                             {"enable.idempotence", "true"},
                                             {"transactional.id", txn_id},
@@ -227,8 +239,14 @@ double TransactionalRate(const std::string& bootstrap, const std::string& topic,
       }
       rd_kafka_poll(p.get(), 0);
     }
+    Stopwatch commit;
     DieOn(rd_kafka_commit_transaction(p.get(), 60000), "commit_transaction");
+    if (times != nullptr) {
+      ++times->commits;
+      times->commit_seconds += commit.Seconds();
+    }
   }
+  if (times != nullptr) times->records = sent;
   return static_cast<double>(sent) / total.Seconds();
 }
 
@@ -400,6 +418,7 @@ int main(int argc, char** argv) {
   std::vector<std::vector<double>> produce(n), consume(n), txn(n);
   // Per target and phase (produce, consume, txn), each round's busy cores.
   std::vector<std::array<std::vector<Busy>, 3>> busy(n);
+  std::vector<std::vector<TxnTimes>> txn_times(n);
   auto measured = [&](size_t i, int phase, const std::function<double()>& fn) {
     Busy b;
     const double rate = Measured(targets[i].pid, &b, fn);
@@ -431,10 +450,12 @@ int main(int argc, char** argv) {
       }));
     });
     rotated([&](size_t i) {
+      TxnTimes times;
       txn[i].push_back(measured(i, 2, [&] {
         return TransactionalRate(targets[i].bootstrap, "txn" + suffix,
-                                 "bench" + suffix, txn_seconds);
+                                 "bench" + suffix, txn_seconds, &times);
       }));
+      txn_times[i].push_back(times);
     });
     std::printf("round %d, produce / consume / transactional rec/s:", r + 1);
     for (size_t i = 0; i < n; ++i) {
@@ -473,6 +494,18 @@ int main(int argc, char** argv) {
       std::printf("        %4.2f / %4.2f", Median(broker), Median(client));
     }
     std::printf("\n");
+  }
+  std::printf("\n%-30s %19s %19s   (transactions: median of the rounds)\n",
+              "target", "records per commit", "ms per commit");
+  for (size_t i = 0; i < n && rounds > 0; ++i) {
+    std::vector<double> per_commit, commit_ms;
+    for (const TxnTimes& t : txn_times[i]) {
+      if (t.commits == 0) continue;
+      per_commit.push_back(static_cast<double>(t.records) / t.commits);
+      commit_ms.push_back(t.commit_seconds * 1000 / t.commits);
+    }
+    std::printf("%-30s %19.0f %19.1f\n", targets[i].name.c_str(),
+                Median(per_commit), Median(commit_ms));
   }
   memory.Stop();
   disk.Stop();
