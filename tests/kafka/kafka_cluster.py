@@ -197,17 +197,17 @@ def _free_ports(n: int) -> List[int]:
 
 # --- the two requests the harness sends: Metadata v4 and FindCoordinator v1 -----------------
 
-def _call(host: str, port: int, api: wire.Api, version: int, **values) -> dict:
-    with wire.Connection(host, port, client_id="exactly-kafka-harness", timeout=5.0) as conn:
-        return conn.call(api, version, **values)
+# How the harness's calls connect: its own client id, and a short timeout (it polls for
+# readiness and retries).
+_CLIENT = {"client_id": "exactly-kafka-harness", "timeout": 5.0}
 
 
 def metadata(host: str, port: int, topics: Optional[Sequence[str]] = None) -> dict:
     """Metadata v4: {'brokers': {id: (host, port)}, 'controller': id,
     'topics': {name: {'error': code, 'partitions': {p: {'leader','replicas','isr','error'}}}}}."""
-    answer = _call(host, port, apis.METADATA, 4,
-                   topics=None if topics is None else [{"name": t} for t in topics],
-                   allow_auto_topic_creation=False)
+    answer = wire.call_once(host, port, apis.METADATA, 4, **_CLIENT,
+                            topics=None if topics is None else [{"name": t} for t in topics],
+                            allow_auto_topic_creation=False)
     return {
         "brokers": {b["node_id"]: (b["host"], b["port"]) for b in answer["brokers"]},
         "controller": answer["controller_id"],
@@ -222,7 +222,8 @@ def metadata(host: str, port: int, topics: Optional[Sequence[str]] = None) -> di
 
 def find_coordinator(host: str, port: int, key: str, key_type: int) -> Tuple[int, int]:
     """FindCoordinator v1 (key_type 0: group, 1: transaction): (error code, node id)."""
-    answer = _call(host, port, apis.FIND_COORDINATOR, 1, key=key, key_type=key_type)
+    answer = wire.call_once(host, port, apis.FIND_COORDINATOR, 1, **_CLIENT, key=key,
+                            key_type=key_type)
     return answer["error_code"], answer["node_id"]
 
 

@@ -24,9 +24,9 @@ from apis import LIST_GROUPS  # noqa: E402
 
 def list_groups(host, port, version, states=None, types=None):
     """ListGroups at `version`: (error, {group id: (protocol type, state, type)})."""
-    with wire.Connection(host, port, client_id="exactly-side-by-side-test", timeout=10) as c:
-        answer = c.call(LIST_GROUPS, version, states_filter=states or [],
-                        types_filter=types or [])
+    answer = wire.call_once(host, port, LIST_GROUPS, version,
+                            client_id="exactly-side-by-side-test", timeout=10,
+                            states_filter=states or [], types_filter=types or [])
     return answer["error_code"], {
         g["group_id"]: (g["protocol_type"], g.get("group_state"), g.get("group_type"))
         for g in answer["groups"]}

@@ -29,10 +29,11 @@ TIMESTAMPS = [1000, 3000, 2000]
 
 def list_offsets(host, port, version, topic, timestamp):
     """One partition (0) asked at `version`: (error, timestamp, offset, leader epoch)."""
-    with wire.Connection(host, port, client_id="exactly-side-by-side-test", timeout=10) as c:
-        answer = c.call(LIST_OFFSETS, version, replica_id=-1, isolation_level=0, topics=[
-            {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1,
-                                            "timestamp": timestamp}]}])
+    partition = {"partition_index": 0, "current_leader_epoch": -1, "timestamp": timestamp}
+    answer = wire.call_once(host, port, LIST_OFFSETS, version,
+                            client_id="exactly-side-by-side-test", timeout=10,
+                            replica_id=-1, isolation_level=0,
+                            topics=[{"name": topic, "partitions": [partition]}])
     [t] = answer["topics"]
     assert t["name"] == topic
     [p] = t["partitions"]

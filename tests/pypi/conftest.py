@@ -120,8 +120,8 @@ async def async_wait_for_value(read, want, what):
 def api_versions(bootstrap):
     """ApiVersions v0 asked of the first bootstrap server: {api key: (min, max)}."""
     host, port = bootstrap.split(",")[0].rsplit(":", 1)
-    with wire.Connection(host, port, client_id="exactly-side-by-side-test", timeout=10) as c:
-        answer = c.call(API_VERSIONS, 0)
+    answer = wire.call_once(host, port, API_VERSIONS, 0, client_id="exactly-side-by-side-test",
+                            timeout=10)
     assert answer["error_code"] == 0, "ApiVersions answered an error"
     return {a["api_key"]: (a["min_version"], a["max_version"]) for a in answer["api_keys"]}
 

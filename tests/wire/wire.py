@@ -288,3 +288,11 @@ class Connection:
             data += chunk
         return bytes(data)
 
+
+def call_once(host: str, port: int, api: Api, version: int, *, client_id: str,
+              timeout: float, **values: Any) -> Dict[str, Any]:
+    """One call on a connection of its own, closed after the answer: for callers that ask a
+    broker a single thing (the Kafka harness, the side-by-side tests)."""
+    with Connection(host, port, client_id=client_id, timeout=timeout) as conn:
+        return conn.call(api, version, **values)
+
