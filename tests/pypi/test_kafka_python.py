@@ -2,8 +2,6 @@
 against the broker: produce and consume, eager and cooperative groups, idempotence, transactions
 read back at both isolation levels, send_offsets_to_transaction, and the Admin API, with the
 transaction admin calls (KIP-664) and ListGroups v5's type filter."""
-import time
-
 import pytest
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, OffsetAndMetadata, \
     TopicPartition
@@ -110,20 +108,15 @@ def run_group(broker, admin, assignor):
         subscribe(consumer, [topic], listener=Recorder(name, events))
         return PolledMember(name, consumer)
 
-    def pause():
-        time.sleep(0.05)
-
     c1 = member("c1")
-    wait_until(lambda: c1.owned() == every, lambda: f"c1 alone owns all; events {events}",
-               pause)
+    wait_until(lambda: c1.owned() == every, lambda: f"c1 alone owns all; events {events}")
     c2 = member("c2")
     wait_until(lambda: len(c1.owned()) == len(c2.owned()) == 2 and
                sorted(c1.owned() + c2.owned()) == every,
-               lambda: f"c1, c2 own 2 partitions each; events {events}", pause)
+               lambda: f"c1, c2 own 2 partitions each; events {events}")
     moved = c2.owned()
     c2.close()  # LeaveGroup
-    wait_until(lambda: c1.owned() == every, lambda: f"c1 owns all again; events {events}",
-               pause)
+    wait_until(lambda: c1.owned() == every, lambda: f"c1 owns all again; events {events}")
     history = list(events)  # before close() revokes what c1 has
     c1.close()
     return history, moved
