@@ -8,7 +8,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
-from wire import uvarint, varint
+from wire import read_uvarint, uvarint, varint
 
 TRANSACTIONAL = 0x10
 CONTROL = 0x20
@@ -100,14 +100,8 @@ class _Cursor:
         self.data, self.pos = data, pos
 
     def varint(self) -> int:
-        shift = raw = 0
-        while True:
-            b = self.data[self.pos]
-            self.pos += 1
-            raw |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return (raw >> 1) ^ -(raw & 1)
-            shift += 7
+        raw, self.pos = read_uvarint(self.data, self.pos)
+        return (raw >> 1) ^ -(raw & 1)  # zigzag
 
     def take(self, n: int) -> bytes:
         b = self.data[self.pos:self.pos + n]

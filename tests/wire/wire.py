@@ -68,6 +68,18 @@ def varint(n: int) -> bytes:
     return uvarint((n << 1) ^ (n >> 63))
 
 
+def read_uvarint(data: bytes, pos: int) -> Tuple[int, int]:
+    """The unsigned varint at `pos`, and the position after it."""
+    shift = value = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos
+        shift += 7
+
+
 _FIXED = {"int8": ">b", "int16": ">h", "int32": ">i", "int64": ">q", "uint16": ">H",
           "float64": ">d"}
 _ZERO = {"bool": False, "string": "", "bytes": b"", "records": None,
@@ -144,14 +156,8 @@ class _Reader:
         return v
 
     def uvarint(self) -> int:
-        shift = value = 0
-        while True:
-            b = self.data[self.pos]
-            self.pos += 1
-            value |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return value
-            shift += 7
+        value, self.pos = read_uvarint(self.data, self.pos)
+        return value
 
     def length(self) -> Optional[int]:
         n = self.uvarint() - 1 if self.flexible else self.take(">i")
