@@ -22,10 +22,7 @@ def subscribe(consumer, topics, listener=None):
     partitions, so that the member's first join already assigns from them and no later update
     changes its view (kafka-python's topics() always asks the broker, and its metadata listener
     records the subscribed topics' partitions from that answer)."""
-    if listener is None:
-        consumer.subscribe(topics)
-    else:
-        consumer.subscribe(topics, listener=listener)
+    consumer.subscribe(topics, listener=listener)
     wait_until(lambda: set(topics) <= consumer.topics() and
                all(consumer.partitions_for_topic(t) for t in topics),
                f"the consumer's metadata for {topics}")
