@@ -20,6 +20,7 @@
 #include "exactly/broker/broker.h"
 #include "exactly/broker/cluster.h"
 #include "main/security_flags.h"
+#include "storage/rocksdb_crc32c.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
           "Address to bind (and to advertise by default).");
@@ -234,6 +235,13 @@ int main(int argc, char** argv) {
                  "brokers\n",
                  port, brokers);
     return 2;
+  }
+
+  // Which CRC-32C RocksDB will use (storage/rocksdb_crc32c.h), said before the
+  // store opens so that a slow --data-dir broker shows why.
+  if (!options.data_dir.empty()) {
+    std::fprintf(stderr, "exactly-broker: %s\n",
+                 std::string(exactly::broker::DescribeRocksDbCrc32c()).c_str());
   }
 
   // One broker is today's broker, on its own; several are a Cluster.
