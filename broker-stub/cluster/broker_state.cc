@@ -306,7 +306,10 @@ absl::Status BrokerState::Load() {
     }
   }
   LogInfo("loaded ", topics_.all().size(), " topic(s) and ", batches,
-          " batch(es) from ", options_.data_dir);
+          " batch(es) from ", options_.data_dir,
+          store_->direct_flush_writes()
+              ? "; flushes write with O_DIRECT"
+              : "; flushes write through the page cache (O_DIRECT refused)");
   return absl::OkStatus();
 }
 

@@ -47,9 +47,23 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
     if (s.ok()) fs_->OnAppend(name_, data.size());
     return s;
   }
-  IOStatus PositionedAppend(const Slice&, uint64_t, const IOOptions&,
-                            IODebugContext*) override {
-    return IOStatus::NotSupported("positioned appends are not tracked");
+  IOStatus PositionedAppend(const Slice& data, uint64_t offset,
+                            const IOOptions& o, IODebugContext* d) override {
+    if (fs_->power_cut())
+      return IOStatus::IOError("injected: the power is off");
+    if (fs_->no_space())
+      return IOStatus::NoSpace("injected: no space left on device");
+    fs_->WaitWhileAppendHeld(name_);
+    IOStatus s =
+        FSWritableFileOwnerWrapper::PositionedAppend(data, offset, o, d);
+    if (s.ok()) fs_->OnWriteUpTo(name_, offset + data.size());
+    return s;
+  }
+  IOStatus Truncate(uint64_t size, const IOOptions& o,
+                    IODebugContext* d) override {
+    IOStatus s = FSWritableFileOwnerWrapper::Truncate(size, o, d);
+    if (s.ok()) fs_->OnTruncate(name_, size);
+    return s;
   }
   IOStatus Sync(const IOOptions& o, IODebugContext* d) override {
     fs_->WaitWhileSyncsHeld();
@@ -176,6 +190,21 @@ void FaultInjectingFileSystem::OnAppend(const std::string& fname,
                                         uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   files_[fname].size += bytes;
+}
+
+void FaultInjectingFileSystem::OnWriteUpTo(const std::string& fname,
+                                           uint64_t end) {
+  std::lock_guard<std::mutex> lock(mu_);
+  FileState& state = files_[fname];
+  state.size = std::max(state.size, end);
+}
+
+void FaultInjectingFileSystem::OnTruncate(const std::string& fname,
+                                          uint64_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  FileState& state = files_[fname];
+  state.size = size;
+  state.synced = std::min(state.synced, size);
 }
 
 IOStatus FaultInjectingFileSystem::InjectedSyncError() const {

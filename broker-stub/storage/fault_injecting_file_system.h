@@ -89,6 +89,9 @@ class FaultInjectingFileSystem : public rocksdb::FileSystemWrapper {
 
   // ---- Used by the file wrappers. ----
   void OnAppend(const std::string& fname, uint64_t bytes);
+  // A positioned write (direct I/O) reached `end`; a truncation cut the file.
+  void OnWriteUpTo(const std::string& fname, uint64_t end);
+  void OnTruncate(const std::string& fname, uint64_t size);
   // The size a sync starting now will make durable.
   uint64_t SizeOf(const std::string& fname);
   // A sync that began when the file had `size` bytes returned OK.

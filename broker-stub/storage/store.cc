@@ -1,9 +1,13 @@
 #include "storage/store.h"
 
+#include <fcntl.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +27,25 @@ absl::Status FromRocks(const rocksdb::Status& s, std::string_view what) {
 
 rocksdb::Slice ToSlice(std::string_view s) {
   return rocksdb::Slice(s.data(), s.size());
+}
+
+// Whether a file in `dir` can be opened with O_DIRECT and written one aligned
+// block (tmpfs refuses the open; some file systems refuse the write).
+bool TakesDirectWrites(const std::string& dir) {
+  constexpr size_t kBlock = 4096;
+  const std::string probe = dir + "/.direct-write-probe";
+  int fd = ::open(probe.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_DIRECT, 0600);
+  if (fd < 0) return false;
+  void* block = nullptr;
+  bool ok = posix_memalign(&block, kBlock, kBlock) == 0;
+  if (ok) {
+    std::memset(block, 0, kBlock);
+    ok = ::pwrite(fd, block, kBlock, 0) == static_cast<ssize_t>(kBlock);
+  }
+  std::free(block);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return ok;
 }
 
 }  // namespace
@@ -60,6 +83,12 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   o.enable_blob_files = true;
   o.min_blob_size = 1024;
   o.blob_file_size = 64 << 20;
+  // Flushes (blob files, SSTs) and compactions past the page cache: see
+  // Options::direct_flush_writes. The WAL has no such option; its files are
+  // deleted once flushed.
+  const bool direct =
+      options.direct_flush_writes && TakesDirectWrites(options.dir);
+  o.use_direct_io_for_flush_and_compaction = direct;
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(o, options.dir, &db);
   if (!s.ok())
@@ -67,6 +96,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   std::unique_ptr<Store> store(new Store());
   store->db_.reset(db);
   store->staged_ = std::make_unique<rocksdb::WriteBatch>();
+  store->direct_flush_writes_ = direct;
   return store;
 }
 

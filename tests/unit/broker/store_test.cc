@@ -1,14 +1,22 @@
 // What the store's blob files (storage/store.cc) promise: record batches are
 // kept in blob files, come back whole after a reopen, and the files of
 // batches a log deleted (retention, topic deletion) go away, without blob
-// garbage collection.
+// garbage collection; flushes write them past the page cache where the file
+// system takes O_DIRECT, and through it where it does not.
 #include "storage/store.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "storage/keys.h"
 #include "support/temp_dir.h"
@@ -44,9 +52,11 @@ BlobFiles BlobFilesIn(const std::string& dir) {
   return files;
 }
 
-std::unique_ptr<Store> OpenStore(const std::string& dir) {
+std::unique_ptr<Store> OpenStore(const std::string& dir, bool direct = true) {
   absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Open({.dir = dir, .memtable_bytes = kMemtableBytes});
+      Store::Open({.dir = dir,
+                   .memtable_bytes = kMemtableBytes,
+                   .direct_flush_writes = direct});
   EXPECT_TRUE(store.ok()) << store.status();
   return store.ok() ? std::move(*store) : nullptr;
 }
@@ -141,6 +151,121 @@ TEST(StoreTest, ADeletedTopicFreesItsBlobFiles) {
                                })
                   .ok());
   EXPECT_EQ(left, 0);
+}
+
+// Pages of the directory's blob files, and how many of them are in the page
+// cache (mincore).
+struct CachedPages {
+  size_t total = 0;
+  size_t cached = 0;
+};
+
+CachedPages BlobPagesCached(const std::string& dir) {
+  CachedPages pages;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".blob") continue;
+    int fd = open(entry.path().c_str(), O_RDONLY);
+    EXPECT_GE(fd, 0) << entry.path();
+    if (fd < 0) continue;
+    struct stat st {};
+    fstat(fd, &st);
+    const size_t size = static_cast<size_t>(st.st_size);
+    if (size > 0) {
+      void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+      EXPECT_NE(map, MAP_FAILED) << entry.path();
+      if (map != MAP_FAILED) {
+        std::vector<unsigned char> in_core((size + page - 1) / page);
+        EXPECT_EQ(mincore(map, size, in_core.data()), 0);
+        pages.total += in_core.size();
+        for (unsigned char c : in_core) pages.cached += c & 1;
+        munmap(map, size);
+      }
+    }
+    close(fd);
+  }
+  return pages;
+}
+
+// 2 MiB of batches through 256 KiB memtables, then closed: blob files.
+void WriteBatchesAndClose(std::unique_ptr<Store> store) {
+  for (int64_t offset = 0; offset < 64; ++offset) {
+    store->Put(keys::Batch(kTopicId, 0, offset), BatchValue(offset));
+    ASSERT_TRUE(store->Commit().ok());
+  }
+}
+
+TEST(StoreTest, FlushesWriteBlobFilesPastThePageCache) {
+  TempDir dir;
+  std::unique_ptr<Store> store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  if (!store->direct_flush_writes()) {
+    GTEST_SKIP() << "the file system of " << dir.path()
+                 << " refuses O_DIRECT: the store writes through the page "
+                    "cache there (Options::direct_flush_writes)";
+  }
+  WriteBatchesAndClose(std::move(store));
+  const CachedPages pages = BlobPagesCached(dir.path());
+  EXPECT_GE(pages.total, 32 * kBatchBytes / 4096);
+  EXPECT_EQ(pages.cached, 0u) << "of " << pages.total << " pages";
+  // And they read back (through the page cache, as at start-up).
+  std::unique_ptr<Store> reopened = OpenStore(dir.path());
+  ASSERT_NE(reopened, nullptr);
+  for (int64_t offset = 0; offset < 64; ++offset) {
+    absl::StatusOr<std::string> v =
+        reopened->Get(keys::Batch(kTopicId, 0, offset));
+    ASSERT_TRUE(v.ok()) << offset << ": " << v.status();
+    EXPECT_EQ(*v, BatchValue(offset));
+  }
+}
+
+// The control for the test above: the same writes, buffered, leave the blob
+// files' pages in the page cache, so mincore does see them.
+TEST(StoreTest, WithoutDirectWritesBlobFilesStayInThePageCache) {
+  TempDir dir;
+  std::unique_ptr<Store> store = OpenStore(dir.path(), /*direct=*/false);
+  ASSERT_NE(store, nullptr);
+  EXPECT_FALSE(store->direct_flush_writes());
+  WriteBatchesAndClose(std::move(store));
+  const CachedPages pages = BlobPagesCached(dir.path());
+  EXPECT_GE(pages.total, 32 * kBatchBytes / 4096);
+  EXPECT_GT(pages.cached, pages.total / 2) << "of " << pages.total << " pages";
+}
+
+// tmpfs took no O_DIRECT before Linux 6.6 and takes it since: whichever this
+// kernel does, the store agrees with it and its batches come back.
+TEST(StoreTest, OnTmpfsFlushesUseODirectExactlyWhenTheKernelTakesIt) {
+  struct statfs fs {};
+  if (statfs("/dev/shm", &fs) != 0 || fs.f_type != TMPFS_MAGIC) {
+    GTEST_SKIP() << "no tmpfs at /dev/shm";
+  }
+  char pattern[] = "/dev/shm/exactly-store-test-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  const std::string probe = dir + "/probe";
+  const int fd = open(probe.c_str(), O_CREAT | O_WRONLY | O_DIRECT, 0600);
+  const bool kernel_takes_it = fd >= 0;
+  if (fd >= 0) close(fd);
+  unlink(probe.c_str());
+  {
+    std::unique_ptr<Store> store = OpenStore(dir);
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->direct_flush_writes(), kernel_takes_it);
+    WriteBatchesAndClose(std::move(store));
+  }
+  EXPECT_GT(BlobFilesIn(dir).count, 0);
+  {
+    std::unique_ptr<Store> store = OpenStore(dir);
+    ASSERT_NE(store, nullptr);
+    for (int64_t offset = 0; offset < 64; ++offset) {
+      absl::StatusOr<std::string> v =
+          store->Get(keys::Batch(kTopicId, 0, offset));
+      ASSERT_TRUE(v.ok()) << offset << ": " << v.status();
+      EXPECT_EQ(*v, BatchValue(offset));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 }  // namespace
