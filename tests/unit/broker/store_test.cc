@@ -195,6 +195,18 @@ void WriteBatchesAndClose(std::unique_ptr<Store> store) {
   }
 }
 
+// Reopens the store and reads back what WriteBatchesAndClose wrote.
+void ExpectBatchesAfterReopen(const std::string& dir) {
+  std::unique_ptr<Store> store = OpenStore(dir);
+  ASSERT_NE(store, nullptr);
+  for (int64_t offset = 0; offset < 64; ++offset) {
+    absl::StatusOr<std::string> v =
+        store->Get(keys::Batch(kTopicId, 0, offset));
+    ASSERT_TRUE(v.ok()) << offset << ": " << v.status();
+    EXPECT_EQ(*v, BatchValue(offset));
+  }
+}
+
 TEST(StoreTest, FlushesWriteBlobFilesPastThePageCache) {
   TempDir dir;
   std::unique_ptr<Store> store = OpenStore(dir.path());
@@ -209,14 +221,7 @@ TEST(StoreTest, FlushesWriteBlobFilesPastThePageCache) {
   EXPECT_GE(pages.total, 32 * kBatchBytes / 4096);
   EXPECT_EQ(pages.cached, 0u) << "of " << pages.total << " pages";
   // And they read back (through the page cache, as at start-up).
-  std::unique_ptr<Store> reopened = OpenStore(dir.path());
-  ASSERT_NE(reopened, nullptr);
-  for (int64_t offset = 0; offset < 64; ++offset) {
-    absl::StatusOr<std::string> v =
-        reopened->Get(keys::Batch(kTopicId, 0, offset));
-    ASSERT_TRUE(v.ok()) << offset << ": " << v.status();
-    EXPECT_EQ(*v, BatchValue(offset));
-  }
+  ExpectBatchesAfterReopen(dir.path());
 }
 
 // The control for the test above: the same writes, buffered, leave the blob
@@ -254,16 +259,7 @@ TEST(StoreTest, OnTmpfsFlushesUseODirectExactlyWhenTheKernelTakesIt) {
     WriteBatchesAndClose(std::move(store));
   }
   EXPECT_GT(BlobFilesIn(dir).count, 0);
-  {
-    std::unique_ptr<Store> store = OpenStore(dir);
-    ASSERT_NE(store, nullptr);
-    for (int64_t offset = 0; offset < 64; ++offset) {
-      absl::StatusOr<std::string> v =
-          store->Get(keys::Batch(kTopicId, 0, offset));
-      ASSERT_TRUE(v.ok()) << offset << ": " << v.status();
-      EXPECT_EQ(*v, BatchValue(offset));
-    }
-  }
+  ExpectBatchesAfterReopen(dir);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
