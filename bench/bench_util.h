@@ -21,9 +21,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,8 +34,49 @@ extern char** environ;
 
 namespace exactly::bench {
 
+// What Die() ends before the process exits. std::exit runs no destructors of
+// locals, so without this the brokers and Kafka clusters a benchmark started
+// would outlive it. Their owners add a stop when they start one and remove it
+// once they have stopped it themselves.
+class StopsOnDie {
+ public:
+  static int Add(std::function<void()> stop) {
+    std::lock_guard<std::mutex> lock(mu());
+    stops()[++next()] = std::move(stop);
+    return next();
+  }
+  static void Remove(int key) {
+    std::lock_guard<std::mutex> lock(mu());
+    stops().erase(key);
+  }
+  // Runs and forgets every stop, the latest first.
+  static void RunAll() {
+    std::map<int, std::function<void()>> taken;
+    {
+      std::lock_guard<std::mutex> lock(mu());
+      taken.swap(stops());
+    }
+    for (auto it = taken.rbegin(); it != taken.rend(); ++it) it->second();
+  }
+
+ private:
+  static std::mutex& mu() {
+    static std::mutex m;
+    return m;
+  }
+  static std::map<int, std::function<void()>>& stops() {
+    static std::map<int, std::function<void()>> s;
+    return s;
+  }
+  static int& next() {
+    static int n = 0;
+    return n;
+  }
+};
+
 [[noreturn]] inline void Die(const std::string& why) {
   std::fprintf(stderr, "bench: %s\n", why.c_str());
+  StopsOnDie::RunAll();
   std::exit(1);
 }
 
@@ -227,8 +270,10 @@ inline std::string DefaultBrokerBinary(const char* argv0) {
 struct ChildProcess {
   pid_t pid = -1;
   std::string bootstrap;
+  int stop_on_die = 0;  // its key in StopsOnDie
   void Stop() {
     if (pid > 0) {
+      StopsOnDie::Remove(stop_on_die);
       kill(pid, SIGTERM);
       int status = 0;
       waitpid(pid, &status, 0);
@@ -258,6 +303,10 @@ inline ChildProcess SpawnBroker(const std::string& binary,
                   environ) != 0) {
     Die("cannot start " + binary);
   }
+  child.stop_on_die = StopsOnDie::Add([pid = child.pid] {
+    kill(pid, SIGTERM);
+    waitpid(pid, nullptr, 0);
+  });
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);
   std::string line;

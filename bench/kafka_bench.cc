@@ -95,8 +95,10 @@ std::string KafkaArgs() {
 // The 1-broker Kafka cluster of the whole run.
 struct KafkaTarget {
   std::string script, dir, bootstrap;
+  int stop_on_die = 0;  // its key in StopsOnDie
   void Stop() {
     if (dir.empty()) return;
+    StopsOnDie::Remove(stop_on_die);
     int status = 0;
     Capture("'" + script + "' destroy '" + dir + "' 2>&1", &status);
     dir.clear();
@@ -371,6 +373,10 @@ int main(int argc, char** argv) {
     }
     if (status != 0) Die("scripts/kafka.sh start failed: " + out);
     kafka.dir = tmp.path() + "/kafka";
+    kafka.stop_on_die = StopsOnDie::Add([script, dir = kafka.dir] {
+      int ignored = 0;
+      Capture("'" + script + "' destroy '" + dir + "' 2>&1", &ignored);
+    });
     for (const std::string& line : Lines(out)) {
       if (line.rfind("bootstrap.servers=", 0) == 0)
         kafka.bootstrap = line.substr(18);
