@@ -26,11 +26,7 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
 
   IOStatus Append(const Slice& data, const IOOptions& o,
                   IODebugContext* d) override {
-    if (fs_->power_cut())
-      return IOStatus::IOError("injected: the power is off");
-    if (fs_->no_space())
-      return IOStatus::NoSpace("injected: no space left on device");
-    fs_->WaitWhileAppendHeld(name_);
+    if (IOStatus injected = BeforeWrite(); !injected.ok()) return injected;
     IOStatus s = FSWritableFileOwnerWrapper::Append(data, o, d);
     if (s.ok()) fs_->OnAppend(name_, data.size());
     return s;
@@ -38,22 +34,14 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
   IOStatus Append(const Slice& data, const IOOptions& o,
                   const rocksdb::DataVerificationInfo& v,
                   IODebugContext* d) override {
-    if (fs_->power_cut())
-      return IOStatus::IOError("injected: the power is off");
-    if (fs_->no_space())
-      return IOStatus::NoSpace("injected: no space left on device");
-    fs_->WaitWhileAppendHeld(name_);
+    if (IOStatus injected = BeforeWrite(); !injected.ok()) return injected;
     IOStatus s = FSWritableFileOwnerWrapper::Append(data, o, v, d);
     if (s.ok()) fs_->OnAppend(name_, data.size());
     return s;
   }
   IOStatus PositionedAppend(const Slice& data, uint64_t offset,
                             const IOOptions& o, IODebugContext* d) override {
-    if (fs_->power_cut())
-      return IOStatus::IOError("injected: the power is off");
-    if (fs_->no_space())
-      return IOStatus::NoSpace("injected: no space left on device");
-    fs_->WaitWhileAppendHeld(name_);
+    if (IOStatus injected = BeforeWrite(); !injected.ok()) return injected;
     IOStatus s =
         FSWritableFileOwnerWrapper::PositionedAppend(data, offset, o, d);
     if (s.ok()) fs_->OnWriteUpTo(name_, offset + data.size());
@@ -87,6 +75,17 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
   // nothing.
 
  private:
+  // What every write meets first: an injected failure, or a hold on appends
+  // to this file (which it waits out).
+  IOStatus BeforeWrite() {
+    if (fs_->power_cut())
+      return IOStatus::IOError("injected: the power is off");
+    if (fs_->no_space())
+      return IOStatus::NoSpace("injected: no space left on device");
+    fs_->WaitWhileAppendHeld(name_);
+    return IOStatus::OK();
+  }
+
   std::string name_;
   FaultInjectingFileSystem* fs_;
 };
