@@ -86,9 +86,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   // Flushes (blob files, SSTs) and compactions past the page cache: see
   // Options::direct_flush_writes. The WAL has no such option; its files are
   // deleted once flushed.
-  const bool direct =
+  o.use_direct_io_for_flush_and_compaction =
       options.direct_flush_writes && TakesDirectWrites(options.dir);
-  o.use_direct_io_for_flush_and_compaction = direct;
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(o, options.dir, &db);
   if (!s.ok())
@@ -96,7 +95,6 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   std::unique_ptr<Store> store(new Store());
   store->db_.reset(db);
   store->staged_ = std::make_unique<rocksdb::WriteBatch>();
-  store->direct_flush_writes_ = direct;
   return store;
 }
 
@@ -118,6 +116,10 @@ void Store::DeletePrefix(std::string_view prefix) {
   std::string end(prefix);
   end.append(std::string(65536, '\xff'));
   staged_->DeleteRange(ToSlice(prefix), ToSlice(end)).PermitUncheckedError();
+}
+
+bool Store::direct_flush_writes() const {
+  return db_->GetDBOptions().use_direct_io_for_flush_and_compaction;
 }
 
 bool Store::HasStagedWrites() const { return staged_->Count() > 0; }

@@ -69,7 +69,7 @@ class Store {
 
   // Whether flushes and compactions write with O_DIRECT (the option, where
   // the file system takes it).
-  bool direct_flush_writes() const { return direct_flush_writes_; }
+  bool direct_flush_writes() const;
 
   // Reads, for loading state at start-up.
   absl::StatusOr<std::string> Get(
@@ -83,7 +83,6 @@ class Store {
   Store() = default;
   std::unique_ptr<rocksdb::DB> db_;
   std::unique_ptr<rocksdb::WriteBatch> staged_;
-  bool direct_flush_writes_ = false;
 };
 
 }  // namespace exactly::broker
