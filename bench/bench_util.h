@@ -267,6 +267,13 @@ inline std::string DefaultBrokerBinary(const char* argv0) {
 
 // A child exactly-broker process, started and waited for
 // ("bootstrap.servers=..." line).
+// SIGTERM, then waits for it to exit.
+inline void TerminateAndReap(pid_t pid) {
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+}
+
 struct ChildProcess {
   pid_t pid = -1;
   std::string bootstrap;
@@ -274,9 +281,7 @@ struct ChildProcess {
   void Stop() {
     if (pid > 0) {
       StopsOnDie::Remove(stop_on_die);
-      kill(pid, SIGTERM);
-      int status = 0;
-      waitpid(pid, &status, 0);
+      TerminateAndReap(pid);
       pid = -1;
     }
   }
@@ -303,10 +308,8 @@ inline ChildProcess SpawnBroker(const std::string& binary,
                   environ) != 0) {
     Die("cannot start " + binary);
   }
-  child.stop_on_die = StopsOnDie::Add([pid = child.pid] {
-    kill(pid, SIGTERM);
-    waitpid(pid, nullptr, 0);
-  });
+  child.stop_on_die =
+      StopsOnDie::Add([pid = child.pid] { TerminateAndReap(pid); });
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);
   std::string line;

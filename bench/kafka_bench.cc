@@ -92,6 +92,12 @@ std::string KafkaArgs() {
   return out;
 }
 
+// Stops the Kafka cluster in `dir` and removes it.
+void DestroyKafka(const std::string& script, const std::string& dir) {
+  int status = 0;
+  Capture("'" + script + "' destroy '" + dir + "' 2>&1", &status);
+}
+
 // The 1-broker Kafka cluster of the whole run.
 struct KafkaTarget {
   std::string script, dir, bootstrap;
@@ -99,8 +105,7 @@ struct KafkaTarget {
   void Stop() {
     if (dir.empty()) return;
     StopsOnDie::Remove(stop_on_die);
-    int status = 0;
-    Capture("'" + script + "' destroy '" + dir + "' 2>&1", &status);
+    DestroyKafka(script, dir);
     dir.clear();
   }
   ~KafkaTarget() { Stop(); }
@@ -373,10 +378,8 @@ int main(int argc, char** argv) {
     }
     if (status != 0) Die("scripts/kafka.sh start failed: " + out);
     kafka.dir = tmp.path() + "/kafka";
-    kafka.stop_on_die = StopsOnDie::Add([script, dir = kafka.dir] {
-      int ignored = 0;
-      Capture("'" + script + "' destroy '" + dir + "' 2>&1", &ignored);
-    });
+    kafka.stop_on_die = StopsOnDie::Add(
+        [script, dir = kafka.dir] { DestroyKafka(script, dir); });
     for (const std::string& line : Lines(out)) {
       if (line.rfind("bootstrap.servers=", 0) == 0)
         kafka.bootstrap = line.substr(18);
